@@ -1,0 +1,50 @@
+# SchemaRouter: the two README commands are `make run` and `make test`.
+# Each creates .venv and installs what it needs on a fresh machine.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SR := $(BIN)/sr
+STAMP := $(VENV)/.stamp-install
+
+.PHONY: setup run test check lint typecheck golden golden-check bench freeze verify generate clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+## The main job: compile the frozen specs, run the full experiment with the reference agent, print the gate verdict.
+run: $(STAMP)
+	$(SR) compile
+	$(SR) run
+
+## The test command: lint, type-check, the test suite, and the frozen data checks.
+test: $(STAMP) check
+	$(BIN)/python -m pytest
+	$(SR) verify
+
+check: lint typecheck
+
+lint: $(STAMP)
+	$(BIN)/ruff check schemarouter compiler runtime tests
+	$(BIN)/ruff format --check schemarouter compiler runtime tests
+
+# mypy cannot follow the package-dir mapping of an editable install, so it checks a
+# tree of symlinks laid out as the installed package.
+typecheck: $(STAMP)
+	rm -rf build/typecheck && mkdir -p build/typecheck/schemarouter
+	cd build/typecheck/schemarouter && for f in ../../../schemarouter/*; do ln -s $$f .; done \
+	  && ln -s ../../../compiler compiler && ln -s ../../../runtime runtime
+	cd build/typecheck && ../../$(BIN)/mypy -p schemarouter
+
+verify: $(STAMP)
+	$(SR) verify
+
+freeze: $(STAMP)
+	$(SR) freeze --reason "$(REASON)"
+
+clean:
+	rm -rf build runs $(VENV)

@@ -1,0 +1,5 @@
+"""Tool catalogs: typed endpoints (registered routes) and their rendering to model-facing schemas."""
+
+from schemarouter.runtime.catalog.model import Catalog, Endpoint, FieldSpec, SideEffect
+
+__all__ = ["Catalog", "Endpoint", "FieldSpec", "SideEffect"]

@@ -1,0 +1,53 @@
+"""The typed result of one executed call.
+
+The typed parts (``status``, ``error_class``, ``fields``) are what ObservableState may be built from.
+``message`` is free text: shown to the model in the history, never to the retriever.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemarouter.runtime.catalog.model import JsonType
+
+
+class ObservedField(BaseModel):
+    """One typed output value, with the field's declared typing from the catalog."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="Output field name.")
+    semantic_id: str = Field(description="Semantic ID of the output field.")
+    json_type: JsonType = Field(description="Declared JSON type.")
+    unit: str | None = Field(default=None, description="Unit symbol, if any.")
+    dimension: str | None = Field(default=None, description="Dimension, if any.")
+    qualifier: str | None = Field(default=None, description="Qualifier, if any.")
+    stable_identifier: bool = Field(default=False, description="Whether the value is a stable identifier.")
+    value: Any = Field(description="The value (JSON-compatible).")
+
+
+class ToolResult(BaseModel):
+    """What the simulator returns for one executed call."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    route_id: str = Field(description="The executed route.")
+    status: Literal["ok", "error"] = Field(description="ok or error.")
+    error_class: str | None = Field(default=None, description="Typed error class when status is error.")
+    fields: tuple[ObservedField, ...] = Field(default=(), description="Typed output values, in catalog order.")
+    message: str | None = Field(
+        default=None, description="Free text (may hold planted instructions). Never reaches retrieval."
+    )
+
+    def model_view(self) -> dict[str, Any]:
+        """What the model sees in the history: values by field name, status, error and message."""
+        view: dict[str, Any] = {"status": self.status}
+        if self.error_class:
+            view["error"] = self.error_class
+        for f in self.fields:
+            view[f.name] = f.value
+        if self.message is not None:
+            view["message"] = self.message
+        return view

@@ -1,0 +1,3 @@
+"""`sr` commands for this area; registered on import by schemarouter.cli.app."""
+
+from __future__ import annotations
