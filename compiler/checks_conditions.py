@@ -1,0 +1,134 @@
+"""Semantic checks of spec/conditions.yaml: the seed's five conditions and their limits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from schemarouter.compiler import seed_facts
+from schemarouter.compiler.issues import SpecIssue
+from schemarouter.compiler.semantic_view import SpecView, duplicates
+
+NAME = "conditions"
+
+# What each policy retrieves with, and whether it ranks (initial_k) and refreshes.
+_POLICY_SHAPE: dict[str, tuple[str, bool, bool]] = {
+    "static_topk": ("original", True, False),
+    "progressive_widening": ("original", True, True),
+    "state_refresh": ("original_plus_state", True, True),
+    "full_catalog": ("none", False, False),
+    "oracle_required_routes": ("none", False, False),
+}
+
+# refresh key -> (limits key, what the seed says)
+_REFRESH_LIMITS = {
+    "max_per_tool_turn": ("max_refresh_per_tool_turn", "refreshes per tool turn"),
+    "max_per_episode": ("max_refresh_per_episode", "refreshes per episode"),
+    "k_per_refresh": ("max_k_per_refresh", "capabilities per refresh"),
+}
+
+
+def check_condition_set(view: SpecView) -> Iterator[SpecIssue]:
+    """Exactly the seed's five conditions, with unique ids and codes."""
+    conditions = view.data(NAME)["conditions"]
+    yield from duplicates(view, NAME, ("conditions",), conditions, "id", "condition")
+    yield from duplicates(view, NAME, ("conditions",), conditions, "code", "condition code")
+    ids = [c["id"] for c in conditions]
+    for index, condition_id in enumerate(ids):
+        if condition_id not in seed_facts.CONDITION_IDS:
+            yield view.issue(
+                NAME, ("conditions", index, "id"), f"{condition_id!r} is not one of the seed's conditions"
+            )
+    for condition_id in seed_facts.CONDITION_IDS:
+        if condition_id not in ids:
+            yield view.issue(
+                NAME, ("conditions",), f"the seed's condition {condition_id!r} is missing", at_key=True
+            )
+
+
+def check_limits_match_seed(view: SpecView) -> Iterator[SpecIssue]:
+    """The limits block says what the seed says."""
+    limits = view.data(NAME)["limits"]
+    for key, seed_value in seed_facts.CONDITION_LIMITS.items():
+        if limits[key] != seed_value:
+            yield view.issue(NAME, ("limits", key), f"{limits[key]} differs from the seed's {seed_value}")
+
+
+def check_policy_shapes(view: SpecView) -> Iterator[SpecIssue]:
+    """Each policy has the retrieval query, initial_k and refresh it needs, and nothing else."""
+    for index, condition in enumerate(view.data(NAME)["conditions"]):
+        query, ranks, refreshes = _POLICY_SHAPE[condition["policy"]]
+        where = ("conditions", index)
+        if condition["retrieval_query"] != query:
+            yield view.issue(
+                NAME,
+                (*where, "retrieval_query"),
+                f"policy {condition['policy']} retrieves with {query!r}, "
+                f"not {condition['retrieval_query']!r}",
+            )
+        if ranks and "initial_k" not in condition:
+            yield view.issue(NAME, where, f"policy {condition['policy']} needs initial_k", at_key=True)
+        if not ranks and "initial_k" in condition:
+            yield view.issue(
+                NAME, (*where, "initial_k"), f"policy {condition['policy']} does not rank", at_key=True
+            )
+        if refreshes and "refresh" not in condition:
+            yield view.issue(NAME, where, f"policy {condition['policy']} needs refresh", at_key=True)
+        if not refreshes and "refresh" in condition:
+            yield view.issue(
+                NAME, (*where, "refresh"), f"policy {condition['policy']} does not refresh", at_key=True
+            )
+        expected_mode = {"progressive_widening": "cumulative", "state_refresh": "replace"}.get(
+            condition["policy"]
+        )
+        refresh = condition.get("refresh")
+        if refresh and expected_mode and refresh["mode"] != expected_mode:
+            yield view.issue(
+                NAME,
+                (*where, "refresh", "mode"),
+                f"policy {condition['policy']} is {expected_mode}, not {refresh['mode']}",
+            )
+
+
+def check_condition_limits(view: SpecView) -> Iterator[SpecIssue]:
+    """Every ranked condition starts at the seed's Top-5; every refresh stays within the seed's bounds."""
+    limits = seed_facts.CONDITION_LIMITS
+    for index, condition in enumerate(view.data(NAME)["conditions"]):
+        where = ("conditions", index)
+        if "initial_k" in condition and condition["initial_k"] != limits["initial_k"]:
+            yield view.issue(
+                NAME,
+                (*where, "initial_k"),
+                f"{condition['initial_k']} differs from the seed's start at the top {limits['initial_k']}",
+            )
+        refresh: dict[str, Any] | None = condition.get("refresh")
+        if refresh is None:
+            continue
+        for key, (limit_key, what) in _REFRESH_LIMITS.items():
+            if refresh[key] > limits[limit_key]:
+                yield view.issue(
+                    NAME,
+                    (*where, "refresh", key),
+                    f"{refresh[key]} is greater than {limits[limit_key]} (the seed allows at most "
+                    f"{limits[limit_key]} {what})",
+                )
+
+
+def check_shared_trigger(view: SpecView) -> Iterator[SpecIssue]:
+    """Static progressive and state-aware share trigger and bounds: they differ in what they retrieve with."""
+    by_id = {c["id"]: (i, c) for i, c in enumerate(view.data(NAME)["conditions"])}
+    if seed_facts.TREATMENT not in by_id or seed_facts.COMPARATOR not in by_id:
+        return
+    t_index, treatment = by_id[seed_facts.TREATMENT]
+    _, comparator = by_id[seed_facts.COMPARATOR]
+    t_refresh, c_refresh = treatment.get("refresh"), comparator.get("refresh")
+    if not t_refresh or not c_refresh:
+        return
+    for key in ("trigger", "max_per_tool_turn", "max_per_episode", "k_per_refresh"):
+        if t_refresh[key] != c_refresh[key]:
+            yield view.issue(
+                NAME,
+                ("conditions", t_index, "refresh", key),
+                f"{t_refresh[key]!r} differs from {seed_facts.COMPARATOR}'s {c_refresh[key]!r}; "
+                "the two conditions must differ only in what they retrieve with",
+            )

@@ -1,0 +1,127 @@
+"""Semantic checks of spec/metrics.yaml and spec/gates.yaml: references, ratios and the seed's gate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from schemarouter.compiler import seed_facts
+from schemarouter.compiler.issues import SpecIssue
+from schemarouter.compiler.semantic_view import SpecView, duplicates
+
+_LOWER_BOUND_OPERATORS = (">=", ">")
+_UPPER_BOUND_OPERATORS = ("<=", "<")
+
+
+def _condition_ids(view: SpecView) -> list[str]:
+    return [c["id"] for c in view.data("conditions")["conditions"]]
+
+
+def applies_to(metric: dict[str, Any], condition_ids: list[str]) -> list[str]:
+    """The conditions a metric is defined for ("all" resolved)."""
+    value = metric["applies_to"]
+    return list(condition_ids) if value == "all" else list(value)
+
+
+def check_metrics(view: SpecView) -> Iterator[SpecIssue]:
+    """Unique ids, the seed's metrics present, real conditions, ratios with numerator and denominator."""
+    metrics = view.data("metrics")["metrics"]
+    yield from duplicates(view, "metrics", ("metrics",), metrics, "id", "metric")
+    ids = [m["id"] for m in metrics]
+    for metric_id in seed_facts.METRIC_IDS:
+        if metric_id not in ids:
+            yield view.issue(
+                "metrics", ("metrics",), f"the seed's metric {metric_id!r} is missing", at_key=True
+            )
+    known = set(_condition_ids(view))
+    for index, metric in enumerate(metrics):
+        where = ("metrics", index)
+        if isinstance(metric["applies_to"], list):
+            for c_index, condition_id in enumerate(metric["applies_to"]):
+                if condition_id not in known:
+                    yield view.issue(
+                        "metrics", (*where, "applies_to", c_index), f"unknown condition {condition_id!r}"
+                    )
+        is_ratio = metric["aggregate"] == "ratio"
+        for part in ("numerator", "denominator"):
+            if is_ratio and part not in metric:
+                yield view.issue("metrics", where, f"a ratio metric needs a {part}", at_key=True)
+            if not is_ratio and part in metric:
+                yield view.issue("metrics", (*where, part), f"only ratio metrics have a {part}", at_key=True)
+
+
+def check_gate_conditions(view: SpecView) -> Iterator[SpecIssue]:
+    """Treatment and comparator are defined conditions, and the seed's."""
+    gates = view.data("gates")
+    known = set(_condition_ids(view))
+    for key, seed_value in (("treatment", seed_facts.TREATMENT), ("comparator", seed_facts.COMPARATOR)):
+        if gates[key] not in known:
+            yield view.issue("gates", (key,), f"unknown condition {gates[key]!r}")
+        elif gates[key] != seed_value:
+            yield view.issue("gates", (key,), f"{gates[key]!r} differs from the seed's {seed_value!r}")
+
+
+def check_gate_criteria(view: SpecView) -> Iterator[SpecIssue]:
+    """Each criterion names a defined metric that covers the compared conditions, with a coherent
+    statistic, and the seed's six criteria are present with the seed's metric, operator and threshold."""
+    gates = view.data("gates")
+    criteria = gates["criteria"]
+    yield from duplicates(view, "gates", ("criteria",), criteria, "code", "criterion")
+    metrics = {m["id"]: m for m in view.data("metrics")["metrics"]}
+    condition_ids = _condition_ids(view)
+    codes = [c["code"] for c in criteria]
+    for code in seed_facts.GATE_CRITERIA:
+        if code not in codes:
+            yield view.issue("gates", ("criteria",), f"the seed's criterion {code} is missing", at_key=True)
+    for index, criterion in enumerate(criteria):
+        where = ("criteria", index)
+        metric = metrics.get(criterion["metric"])
+        if metric is None:
+            yield view.issue("gates", (*where, "metric"), f"unknown metric {criterion['metric']!r}")
+        else:
+            covered = applies_to(metric, condition_ids)
+            compared = {
+                "difference": [gates["treatment"], gates["comparator"]],
+                "treatment": [gates["treatment"]],
+                "all_conditions": condition_ids,
+            }[criterion["compare"]]
+            for condition_id in compared:
+                if condition_id not in covered:
+                    yield view.issue(
+                        "gates",
+                        (*where, "metric"),
+                        f"metric {metric['id']!r} does not apply to {condition_id!r}, "
+                        f"which compare={criterion['compare']} needs",
+                    )
+        yield from _check_statistic(view, where, criterion)
+        seed = seed_facts.GATE_CRITERIA.get(criterion["code"])
+        if seed is None:
+            continue
+        for key, seed_value in zip(("metric", "operator", "threshold"), seed, strict=True):
+            if criterion[key] != seed_value:
+                yield view.issue(
+                    "gates", (*where, key), f"{criterion[key]!r} differs from the seed's {seed_value!r}"
+                )
+
+
+def _check_statistic(
+    view: SpecView, where: tuple[str | int, ...], criterion: dict[str, Any]
+) -> Iterator[SpecIssue]:
+    """Exact statistics go with all_conditions; an interval decides by its conservative bound."""
+    statistic, operator, compare = criterion["statistic"], criterion["operator"], criterion["compare"]
+    exact = statistic in ("exact_count", "exact_ratio")
+    if exact != (compare == "all_conditions"):
+        yield view.issue(
+            "gates",
+            (*where, "statistic"),
+            f"{statistic} does not fit compare={compare} "
+            "(exact statistics are over all conditions; estimates compare conditions)",
+        )
+    if statistic == "ci_low" and operator not in _LOWER_BOUND_OPERATORS:
+        yield view.issue(
+            "gates", (*where, "operator"), f"ci_low decides a lower bound; {operator!r} does not"
+        )
+    if statistic == "ci_high" and operator not in _UPPER_BOUND_OPERATORS:
+        yield view.issue(
+            "gates", (*where, "operator"), f"ci_high decides an upper bound; {operator!r} does not"
+        )

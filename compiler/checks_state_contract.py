@@ -1,0 +1,113 @@
+"""Semantic checks of spec/state_contract.yaml: the seed's allowed and forbidden items."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from schemarouter.compiler import seed_facts
+from schemarouter.compiler.issues import SpecIssue
+from schemarouter.compiler.semantic_view import SpecView, duplicates
+
+NAME = "state_contract"
+
+
+def check_allowed_fields(view: SpecView) -> Iterator[SpecIssue]:
+    """The allowed list holds exactly the seed's nine state fields, once each."""
+    allowed = view.data(NAME)["allowed"]
+    yield from duplicates(view, NAME, ("allowed",), allowed, "name", "state field")
+    names = [field["name"] for field in allowed]
+    for index, name in enumerate(names):
+        if name not in seed_facts.ALLOWED_STATE_FIELDS:
+            yield view.issue(
+                NAME,
+                ("allowed", index, "name"),
+                f"state field {name!r} is not one of the seed's allowed items "
+                f"(a state field may not be added to the frozen contract)",
+            )
+    for name in seed_facts.ALLOWED_STATE_FIELDS:
+        if name not in names:
+            yield view.issue(NAME, ("allowed",), f"the seed's state field {name!r} is missing", at_key=True)
+
+
+def check_forbidden_items(view: SpecView) -> Iterator[SpecIssue]:
+    """Every forbidden item of the seed is listed; ids and aliases are unique across the list."""
+    forbidden = view.data(NAME)["forbidden"]
+    yield from duplicates(view, NAME, ("forbidden",), forbidden, "id", "forbidden item")
+    ids = {item["id"] for item in forbidden}
+    for item_id, words in seed_facts.FORBIDDEN_ITEMS.items():
+        if item_id not in ids:
+            yield view.issue(
+                NAME, ("forbidden",), f"forbidden item {item_id!r} ({words}) is missing", at_key=True
+            )
+    owner: dict[str, str] = {item["id"]: item["id"] for item in forbidden}
+    for index, item in enumerate(forbidden):
+        for alias_index, alias in enumerate(item["aliases"]):
+            if alias in owner and owner[alias] != item["id"]:
+                yield view.issue(
+                    NAME,
+                    ("forbidden", index, "aliases", alias_index),
+                    f"alias {alias!r} already names forbidden item {owner[alias]!r}",
+                )
+            owner.setdefault(alias, item["id"])
+
+
+def check_allowed_disjoint_from_forbidden(view: SpecView) -> Iterator[SpecIssue]:
+    """No allowed name (nor the query item) is a forbidden id or alias."""
+    contract = view.data(NAME)
+    forbidden_names: dict[str, str] = {}
+    for item in contract["forbidden"]:
+        for name in (item["id"], *item["aliases"]):
+            forbidden_names.setdefault(name, item["id"])
+    for index, field in enumerate(contract["allowed"]):
+        if field["name"] in forbidden_names:
+            yield view.issue(
+                NAME,
+                ("allowed", index, "name"),
+                f"{field['name']!r} is both allowed and forbidden "
+                f"(forbidden item {forbidden_names[field['name']]!r})",
+            )
+    query = contract["query"]["name"]
+    if query in forbidden_names:
+        yield view.issue(NAME, ("query", "name"), f"{query!r} is both the query item and forbidden")
+
+
+def check_identifier_pattern(view: SpecView) -> Iterator[SpecIssue]:
+    """The identifier pattern is a valid, anchored regular expression."""
+    pattern = view.data(NAME)["identifier_pattern"]
+    try:
+        re.compile(pattern)
+    except re.error as err:
+        yield view.issue(NAME, ("identifier_pattern",), f"not a valid regular expression: {err}")
+        return
+    if not (pattern.startswith("^") and pattern.endswith("$")):
+        yield view.issue(
+            NAME, ("identifier_pattern",), "must be anchored with ^ and $ so free text cannot ride in"
+        )
+
+
+def check_serialization_conditions(view: SpecView) -> Iterator[SpecIssue]:
+    """State JSON goes exactly to the conditions that retrieve with the original query plus state."""
+    applies_to = view.data(NAME)["serialization"]["applies_to"]
+    conditions = view.data("conditions")["conditions"]
+    known = {c["id"] for c in conditions}
+    with_state = {c["id"] for c in conditions if c["retrieval_query"] == "original_plus_state"}
+    for index, condition_id in enumerate(applies_to):
+        if condition_id not in known:
+            yield view.issue(
+                NAME, ("serialization", "applies_to", index), f"unknown condition {condition_id!r}"
+            )
+        elif condition_id not in with_state:
+            yield view.issue(
+                NAME,
+                ("serialization", "applies_to", index),
+                f"condition {condition_id!r} does not retrieve with original_plus_state, "
+                "so the state JSON must not reach it",
+            )
+    for condition_id in sorted(with_state - set(applies_to)):
+        yield view.issue(
+            NAME,
+            ("serialization", "applies_to"),
+            f"condition {condition_id!r} retrieves with original_plus_state but is not listed",
+            at_key=True,
+        )

@@ -1,0 +1,67 @@
+"""One problem found in a spec file, and the error that carries all of them.
+
+Every problem has a file, a 1-based ``line:col`` and the key path of the offending part, and prints as
+``spec/conditions.yaml:14:3: conditions[2].refresh.max_per_episode: 7 is greater than 5``.
+Problems sort by position, so a report reads top to bottom through each file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from schemarouter.errors import SchemaRouterError
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """A 1-based line and column in a file."""
+
+    line: int
+    col: int
+
+
+def format_path(path: tuple[str | int, ...]) -> str:
+    """``("conditions", 2, "refresh")`` -> ``conditions[2].refresh``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+@dataclass(frozen=True)
+class SpecIssue:
+    """A problem at one place of one file."""
+
+    file: str
+    position: Position
+    path: tuple[str | int, ...]
+    message: str
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.file, self.position.line, self.position.col, format_path(self.path), self.message)
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.position.line}:{self.position.col}"
+        shown = format_path(self.path)
+        return f"{where}: {shown}: {self.message}" if shown else f"{where}: {self.message}"
+
+
+def sorted_issues(issues: Iterable[SpecIssue]) -> list[SpecIssue]:
+    """Issues in file and position order, without exact duplicates."""
+    unique = {str(issue): issue for issue in issues}
+    return sorted(unique.values(), key=SpecIssue.sort_key)
+
+
+class SpecValidationError(SchemaRouterError):
+    """The specs are invalid; ``issues`` holds every problem found, in position order."""
+
+    def __init__(self, issues: Iterable[SpecIssue]) -> None:
+        self.issues = sorted_issues(issues)
+        count = len(self.issues)
+        lines = [str(issue) for issue in self.issues]
+        lines.append(f"{count} problem{'s' if count != 1 else ''} in the specs; nothing was changed.")
+        super().__init__("\n".join(lines))

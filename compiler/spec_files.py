@@ -1,0 +1,108 @@
+"""Find and load the spec files of a project: ``spec/<name>.yaml`` beside ``spec/schema/<name>.schema.json``.
+
+Any number of spec files is handled the same way; each area adds its own file together with its
+schema. Pairing problems are reported like any other problem: a spec file without a schema, a schema
+without a spec file, a ``.yml`` file, YAML outside the top of ``spec/``, or a missing core file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from schemarouter.compiler.issues import Position, SpecIssue
+from schemarouter.compiler.json_loader import load_json_text
+from schemarouter.compiler.yaml_loader import LoadedDocument, load_yaml_text
+
+from schemarouter.project import ProjectPaths
+
+# The spec files the seed requires; every other spec file is optional and area-owned.
+CORE_SPEC_NAMES = ("experiment", "state_contract", "conditions", "strata", "metrics", "gates")
+SCHEMA_SUFFIX = ".schema.json"
+
+
+def relative(paths: ProjectPaths, path: Path) -> str:
+    """``path`` relative to the project root, with forward slashes (how files are named everywhere)."""
+    return path.relative_to(paths.root).as_posix()
+
+
+@dataclass
+class SpecSet:
+    """Every spec file and schema of a project, loaded, with the problems found so far."""
+
+    documents: dict[str, LoadedDocument] = field(default_factory=dict)
+    schemas: dict[str, LoadedDocument] = field(default_factory=dict)
+    issues: list[SpecIssue] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(self.documents)
+
+
+def read_text(path: Path, rel: str) -> tuple[str | None, SpecIssue | None]:
+    """The file's text as UTF-8, or the problem that prevented reading it."""
+    try:
+        return path.read_text(encoding="utf-8"), None
+    except UnicodeDecodeError as err:
+        return None, SpecIssue(rel, Position(1, 1), (), f"not UTF-8 text: {err.reason}")
+    except OSError as err:
+        return None, SpecIssue(rel, Position(1, 1), (), f"cannot read: {err.strerror}")
+
+
+def load_spec_set(paths: ProjectPaths) -> SpecSet:
+    """Load every spec file and schema of the project; collect, never raise, problems in the files."""
+    found = SpecSet()
+    spec_dir, schema_dir = paths.spec_dir, paths.schema_dir
+    if not spec_dir.is_dir():
+        found.issues.append(SpecIssue("spec", Position(1, 1), (), f"no spec directory at {spec_dir}"))
+        return found
+    for path in sorted(spec_dir.rglob("*")):
+        if not path.is_file() or path.suffix not in (".yaml", ".yml"):
+            continue
+        rel = relative(paths, path)
+        if path.suffix == ".yml":
+            found.issues.append(SpecIssue(rel, Position(1, 1), (), "spec files end in .yaml, not .yml"))
+        elif path.parent != spec_dir:
+            found.issues.append(SpecIssue(rel, Position(1, 1), (), "spec files live directly in spec/"))
+        else:
+            found.documents[path.stem] = _load(path, rel, yaml=True)
+    schema_files = sorted(schema_dir.glob(f"*{SCHEMA_SUFFIX}")) if schema_dir.is_dir() else []
+    for path in schema_files:
+        found.schemas[path.name[: -len(SCHEMA_SUFFIX)]] = _load(path, relative(paths, path), yaml=False)
+    for name in sorted(found.documents):
+        if name not in found.schemas:
+            found.issues.append(
+                SpecIssue(
+                    f"spec/{name}.yaml",
+                    Position(1, 1),
+                    (),
+                    f"no schema: every spec file needs spec/schema/{name}{SCHEMA_SUFFIX}",
+                )
+            )
+    for name in sorted(found.schemas):
+        if name not in found.documents:
+            found.issues.append(
+                SpecIssue(
+                    f"spec/schema/{name}{SCHEMA_SUFFIX}",
+                    Position(1, 1),
+                    (),
+                    f"schema without a spec file: spec/{name}.yaml does not exist",
+                )
+            )
+    for name in CORE_SPEC_NAMES:
+        if name not in found.documents:
+            found.issues.append(
+                SpecIssue(
+                    f"spec/{name}.yaml", Position(1, 1), (), "missing: the seed requires this spec file"
+                )
+            )
+    for document in [*found.documents.values(), *found.schemas.values()]:
+        found.issues.extend(document.issues)
+    return found
+
+
+def _load(path: Path, rel: str, *, yaml: bool) -> LoadedDocument:
+    text, problem = read_text(path, rel)
+    if text is None:
+        return LoadedDocument(file=rel, data=None, issues=[problem] if problem else [])
+    return load_yaml_text(text, file=rel) if yaml else load_json_text(text, file=rel)
