@@ -1,0 +1,33 @@
+"""Run directories: manifest, crash-safe episode store, shards, resume, infrastructure events, progress.
+
+See README.md. Outcomes are read only by the scoring package, and only from a terminal result set.
+"""
+
+from schemarouter.runtime.run.engine_port import EngineAdapter, EngineSetup, EpisodeEngine, LoadedEngine
+from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, RunManifest, read_manifest
+from schemarouter.runtime.run.resultset import ResultSet, SealedResultSet, load_result_set
+from schemarouter.runtime.run.rundir import RunRequest, open_run_dir
+from schemarouter.runtime.run.scope import EpisodeKey, RunScope, Shard, TaskRef
+from schemarouter.runtime.run.session import SessionResult, run_session
+
+__all__ = [
+    "AgentConfig",
+    "EngineAdapter",
+    "EngineSetup",
+    "EpisodeEngine",
+    "EpisodeKey",
+    "FreezeState",
+    "LoadedEngine",
+    "ResultSet",
+    "RunManifest",
+    "RunRequest",
+    "RunScope",
+    "SealedResultSet",
+    "SessionResult",
+    "Shard",
+    "TaskRef",
+    "load_result_set",
+    "open_run_dir",
+    "read_manifest",
+    "run_session",
+]

@@ -1,0 +1,262 @@
+"""Execute episodes and commit each one as it finishes.
+
+Workers (processes, one ``LoadedEngine`` each) only compute; the parent alone writes to the store, one
+transaction per episode, so completion order never matters: outputs are later read back in canonical
+order. With ``workers == 1`` everything runs in the calling process.
+
+An exception while an episode runs becomes an infrastructure event for that episode; a worker that dies
+takes its in-flight episodes with it, and each of them gets an event. Neither is ever a result, and the
+next ``--resume`` re-runs them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import signal
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any
+
+from schemarouter.runtime.run.engine_port import (
+    EngineSetup,
+    EpisodeEngine,
+    EpisodeRecord,
+    LoadedEngine,
+    episode_record,
+)
+from schemarouter.runtime.run.scope import EpisodeKey
+from schemarouter.runtime.run.store import EpisodeStore
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An infrastructure failure, as it travels from a worker to the parent."""
+
+    kind: str
+    error_type: str
+    message: str
+    traceback: str
+
+
+@dataclass(frozen=True)
+class ExecutionSummary:
+    """What one session did."""
+
+    attempted: int
+    committed: int
+    events: int
+    stopped_early: str | None
+
+
+def execute(
+    keys: Sequence[EpisodeKey],
+    *,
+    store: EpisodeStore,
+    engine: EpisodeEngine,
+    setup: EngineSetup,
+    session: int,
+    workers: int,
+    max_events: int = 20,
+    on_progress: ProgressCallback | None = None,
+) -> ExecutionSummary:
+    """Run ``keys`` (already minus the committed ones) and commit each finished episode.
+
+    Stops scheduling new episodes after ``max_events`` infrastructure events in this session (a broken
+    engine should not burn through thousands of episodes); what was committed stays committed.
+    """
+    sink = _Sink(store=store, session=session, total=len(keys), on_progress=on_progress)
+    if not keys:
+        return sink.summary(None)
+    if workers <= 1:
+        return _execute_inline(keys, sink=sink, engine=engine, setup=setup, max_events=max_events)
+    return _execute_pool(keys, sink=sink, engine=engine, setup=setup, workers=workers, max_events=max_events)
+
+
+class _Sink:
+    """Commits outcomes and records events in the parent, counting as it goes."""
+
+    def __init__(
+        self, *, store: EpisodeStore, session: int, total: int, on_progress: ProgressCallback | None
+    ) -> None:
+        self.store, self.session, self.total, self.on_progress = store, session, total, on_progress
+        self.done = self.committed = self.events = 0
+
+    def accept(self, key: EpisodeKey, outcome: EpisodeRecord | Failure) -> None:
+        if isinstance(outcome, Failure):
+            self.fail(key, outcome)
+        else:
+            self.store.commit_episode(
+                key,
+                metrics=outcome.metrics,
+                wall_latency_ms=outcome.wall_latency_ms,
+                trace_json=outcome.trace_json,
+                session=self.session,
+            )
+            self.committed += 1
+            self._advance()
+
+    def fail(self, key: EpisodeKey | None, failure: Failure) -> None:
+        self.store.record_event(
+            key,
+            kind=failure.kind,
+            error_type=failure.error_type,
+            message=failure.message,
+            traceback=failure.traceback,
+            session=self.session,
+        )
+        self.events += 1
+        if key is not None:
+            self._advance()
+
+    def _advance(self) -> None:
+        self.done += 1
+        if self.on_progress is not None:
+            self.on_progress(self.done, self.total)
+
+    def summary(self, stopped_early: str | None) -> ExecutionSummary:
+        return ExecutionSummary(
+            attempted=self.done, committed=self.committed, events=self.events, stopped_early=stopped_early
+        )
+
+
+def _execute_inline(
+    keys: Sequence[EpisodeKey], *, sink: _Sink, engine: EpisodeEngine, setup: EngineSetup, max_events: int
+) -> ExecutionSummary:
+    try:
+        loaded = engine.load(setup)
+    except Exception as err:
+        sink.fail(None, _failure("engine_load", err))
+        return sink.summary("the engine failed to load")
+    for key in keys:
+        sink.accept(key, _run_one(engine, loaded, key))
+        if sink.events >= max_events:
+            return sink.summary(f"{sink.events} infrastructure events")
+    return sink.summary(None)
+
+
+def _execute_pool(
+    keys: Sequence[EpisodeKey],
+    *,
+    sink: _Sink,
+    engine: EpisodeEngine,
+    setup: EngineSetup,
+    workers: int,
+    max_events: int,
+) -> ExecutionSummary:
+    chunk = max(1, min(8, len(keys) // (workers * 8)))
+    chunks = [list(keys[i : i + chunk]) for i in range(0, len(keys), chunk)]
+    pending = iter(chunks)
+    in_flight: dict[cf.Future[list[tuple[EpisodeKey, EpisodeRecord | Failure]]], list[EpisodeKey]] = {}
+    pool = cf.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=_mp_context(),
+        initializer=_worker_init,
+        initargs=(engine, setup),
+    )
+    stopped: str | None = None
+    try:
+        for batch in _take(pending, workers * 2):
+            in_flight[pool.submit(_worker_run, batch)] = batch
+        while in_flight:
+            done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: in_flight[f][0]):
+                batch = in_flight.pop(future)
+                try:
+                    results = future.result()
+                except BrokenProcessPool as err:
+                    for key in [*batch, *(k for b in in_flight.values() for k in b)]:
+                        sink.fail(key, _failure("worker_lost", err))
+                    in_flight.clear()
+                    return sink.summary("a worker process died")
+                for key, outcome in results:
+                    sink.accept(key, outcome)
+            if sink.events >= max_events:
+                stopped = f"{sink.events} infrastructure events"
+                continue
+            for batch in _take(pending, workers * 2 - len(in_flight)):
+                in_flight[pool.submit(_worker_run, batch)] = batch
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return sink.summary(stopped)
+
+
+def _take(iterator: Any, n: int) -> list[Any]:
+    out = []
+    for _ in range(max(0, n)):
+        item = next(iterator, None)
+        if item is None:
+            break
+        out.append(item)
+    return out
+
+
+def _mp_context() -> multiprocessing.context.BaseContext:
+    # fork starts workers without re-importing everything; the parent starts no thread before the pool.
+    method = "fork" if sys.platform.startswith("linux") else "spawn"
+    return multiprocessing.get_context(method)
+
+
+# -- worker side --------------------------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(engine: EpisodeEngine, setup: EngineSetup) -> None:
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
+    _WORKER["engine"] = engine
+    try:
+        _WORKER["loaded"] = engine.load(setup)
+    except Exception as err:  # reported per episode, so each gets its infrastructure event
+        _WORKER["load_failure"] = _failure("engine_load", err)
+
+
+def _worker_run(keys: list[EpisodeKey]) -> list[tuple[EpisodeKey, EpisodeRecord | Failure]]:
+    failure = _WORKER.get("load_failure")
+    if failure is not None:
+        return [(key, failure) for key in keys]
+    return [(key, _run_one(_WORKER["engine"], _WORKER["loaded"], key)) for key in keys]
+
+
+def _run_one(engine: EpisodeEngine, loaded: LoadedEngine, key: EpisodeKey) -> EpisodeRecord | Failure:
+    try:
+        task = loaded.tasks[key.task_id]
+    except KeyError as err:
+        return _failure("unknown_task", err)
+    try:
+        trace = engine.run(loaded, task, key.condition, key.catalog)
+        return episode_record(trace)
+    except Exception as err:
+        return _failure("episode_exception", err)
+
+
+def _failure(kind: str, err: BaseException) -> Failure:
+    return Failure(
+        kind=kind,
+        error_type=type(err).__name__,
+        message=str(err)[:2000],
+        traceback="".join(traceback.format_exception(err))[-8000:],
+    )
+
+
+def _die_with_parent() -> None:
+    """Linux: have the kernel kill this worker if the parent dies (e.g. kill -9), so none is orphaned."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
+        if os.getppid() == 1:  # the parent died before prctl took effect
+            os._exit(1)
+    except OSError:
+        pass

@@ -1,0 +1,117 @@
+"""``manifest.json``: what a run directory holds, under which frozen spec and code, and when it ran.
+
+Written when the directory is created and rewritten atomically at the start and end of every session
+(a first run or a ``--resume``). Everything except ``sessions`` is fixed at creation; a resume that
+would change any of it is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from schemarouter.runtime.run import jsonio
+from schemarouter.runtime.run.provenance import SourceState
+from schemarouter.runtime.run.scope import RunScope, Shard
+
+from schemarouter.errors import SchemaRouterError
+
+MANIFEST_VERSION = 1
+MANIFEST_FILE = "manifest.json"
+
+
+class FreezeState(BaseModel):
+    """The frozen spec the run executed under."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    root_hash: str | None = Field(description="Freeze root hash of spec/freeze.lock; null for a draft.")
+    draft: bool = Field(description="True when the specs were not frozen: such a run is never scored.")
+
+
+class AgentConfig(BaseModel):
+    """The agent and the tokenizer that produced the episodes."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="Agent name (reference, adversarial, openai, ...).")
+    config: dict[str, Any] = Field(description="The agent's section of spec/agent.yaml, as compiled.")
+    tokenizer: dict[str, Any] = Field(description="The tokenizer section of spec/engine.yaml, as compiled.")
+
+
+class Session(BaseModel):
+    """One process that executed episodes in this directory."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    number: int = Field(description="1 for the first run, 2 for the first resume, ...")
+    started_at: AwareDatetime = Field(description="UTC start time.")
+    finished_at: AwareDatetime | None = Field(
+        default=None, description="UTC end time; null if the process died or is still running."
+    )
+    workers: int = Field(description="Worker processes used.")
+    source: SourceState = Field(description="Git state when the session started.")
+    committed: int | None = Field(default=None, description="Episodes this session committed.")
+    infrastructure_events: int | None = Field(
+        default=None, description="Infrastructure events this session recorded."
+    )
+
+
+class RunManifest(BaseModel):
+    """The manifest of one run directory."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    manifest_version: int = Field(default=MANIFEST_VERSION, description="Version of this file's schema.")
+    run_id: str = Field(description="The run ID, also the directory name under runs/.")
+    experiment_id: str = Field(description="Experiment ID from spec/experiment.yaml (0.14).")
+    created_at: AwareDatetime = Field(description="UTC time the directory was created.")
+    freeze: FreezeState = Field(description="The frozen spec the run executed under.")
+    source: SourceState = Field(description="Git commit and dirty flag when the directory was created.")
+    packages: dict[str, str] = Field(description="Versions of Python and of the result-relevant packages.")
+    agent: AgentConfig = Field(description="Agent and tokenizer configuration.")
+    scope: RunScope = Field(description="The declared scope before sharding.")
+    shard: Shard = Field(description="Which shard of the scope this directory executes.")
+    episodes: int = Field(description="Number of episodes of this shard: terminal means all committed.")
+    config_hash: str = Field(
+        description="sha256 of the run's identity (freeze, source commit, agent, scope, shard)."
+    )
+    sessions: tuple[Session, ...] = Field(default=(), description="Every session, oldest first.")
+
+
+def config_hash(
+    *, freeze: FreezeState, git_commit: str | None, agent: AgentConfig, scope: RunScope, shard: Shard
+) -> str:
+    """The identity a resume must match: same frozen spec, source commit, agent, scope and shard."""
+    identity = {
+        "freeze": freeze.model_dump(mode="json"),
+        "git_commit": git_commit,
+        "agent": agent.model_dump(mode="json"),
+        "scope": scope.model_dump(mode="json"),
+        "shard": shard.model_dump(mode="json"),
+    }
+    return "sha256:" + hashlib.sha256(jsonio.dumps(identity, indent=None).encode()).hexdigest()
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
+    jsonio.write_json(run_dir / MANIFEST_FILE, manifest.model_dump(mode="json"))
+
+
+def read_manifest(run_dir: Path) -> RunManifest:
+    path = run_dir / MANIFEST_FILE
+    if not path.is_file():
+        raise SchemaRouterError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})")
+    data = jsonio.read_json(path)
+    version = data.get("manifest_version")
+    if version != MANIFEST_VERSION:
+        raise SchemaRouterError(
+            f"{path}: manifest_version {version!r}, this code reads version {MANIFEST_VERSION}"
+        )
+    return RunManifest.model_validate(data)

@@ -1,0 +1,174 @@
+"""What a run covers: its tasks, conditions and catalog sizes, the canonical episode order, and shards.
+
+The scope is declared once, when a run directory is created, and recorded in its manifest. Terminality
+("every episode of the declared scope committed, no unresolved infrastructure event") is always judged
+against that declaration, never against what happens to be in the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from schemarouter.errors import SchemaRouterError
+
+
+class EpisodeKey(NamedTuple):
+    """The identity of one episode: a task under a condition at a catalog size."""
+
+    task_id: str
+    condition: str
+    catalog: int
+
+    def label(self) -> str:
+        return f"{self.task_id} | {self.condition} | {self.catalog}"
+
+
+class TaskRef(BaseModel):
+    """A task as the run and the bootstrap see it: its ID and its stratum x language cell."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task_id: str = Field(description="Stable task ID from the frozen surface.")
+    stratum: str = Field(description="Stratum ID from spec/strata.yaml (e.g. two_step_state).")
+    language: str = Field(description="Language code from spec/experiment.yaml (e.g. en).")
+
+
+class Shard(BaseModel):
+    """Shard K of N: the episodes whose canonical index i satisfies i mod N == K - 1."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    index: int = Field(ge=1, description="K, 1-based.")
+    count: int = Field(ge=1, description="N, the number of shards the scope is split into.")
+
+    @classmethod
+    def parse(cls, text: str | None) -> Shard:
+        if not text:
+            return cls(index=1, count=1)
+        try:
+            k_text, n_text = text.split("/")
+            k, n = int(k_text), int(n_text)
+        except ValueError:
+            raise SchemaRouterError(f"--shard {text!r}: expected K/N, e.g. 2/4") from None
+        if not 1 <= k <= n:
+            raise SchemaRouterError(f"--shard {text!r}: K must be between 1 and N")
+        return cls(index=k, count=n)
+
+    def label(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+class RunScope(BaseModel):
+    """The declared scope of a run, before sharding. Order of every tuple is canonical."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    conditions: tuple[str, ...] = Field(description="Condition IDs, in spec/conditions.yaml order.")
+    catalogs: tuple[int, ...] = Field(description="Catalog sizes, ascending.")
+    tasks: tuple[TaskRef, ...] = Field(description="Tasks, sorted by task_id.")
+    preregistered: bool = Field(
+        description="True when the scope is the whole preregistered experiment (every condition, "
+        "catalog size and task); only then is the gate verdict the experiment's answer."
+    )
+
+    def episode_keys(self) -> list[EpisodeKey]:
+        """Every episode of the scope in canonical order: catalog, then condition, then task_id."""
+        return [
+            EpisodeKey(task.task_id, condition, catalog)
+            for catalog in self.catalogs
+            for condition in self.conditions
+            for task in self.tasks
+        ]
+
+    def shard_keys(self, shard: Shard) -> list[EpisodeKey]:
+        """The episodes of one shard: round-robin over the canonical order, so shards are balanced."""
+        return [key for i, key in enumerate(self.episode_keys()) if i % shard.count == shard.index - 1]
+
+    def task_index(self) -> dict[str, TaskRef]:
+        return {task.task_id: task for task in self.tasks}
+
+
+def select_conditions(text: str | None, spec_conditions: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """Parse ``--conditions`` (IDs or codes, comma-separated) into IDs in spec order.
+
+    ``spec_conditions`` is the spec's ``(id, code)`` list in order.
+    """
+    if not text:
+        return tuple(cid for cid, _ in spec_conditions)
+    by_token = {cid: cid for cid, _ in spec_conditions} | {code: cid for cid, code in spec_conditions}
+    chosen = set()
+    for token in _tokens(text):
+        if token not in by_token:
+            valid = ", ".join(f"{cid} ({code})" for cid, code in spec_conditions)
+            raise SchemaRouterError(f"--conditions: unknown condition {token!r}; valid: {valid}")
+        chosen.add(by_token[token])
+    return tuple(cid for cid, _ in spec_conditions if cid in chosen)
+
+
+def select_catalogs(text: str | None, spec_sizes: Sequence[int]) -> tuple[int, ...]:
+    """Parse ``--catalogs`` (sizes, comma-separated) into ascending sizes from the spec."""
+    if not text:
+        return tuple(sorted(spec_sizes))
+    chosen = set()
+    for token in _tokens(text):
+        if not token.isdigit() or int(token) not in spec_sizes:
+            raise SchemaRouterError(
+                f"--catalogs: unknown catalog size {token!r}; valid: {', '.join(map(str, spec_sizes))}"
+            )
+        chosen.add(int(token))
+    return tuple(sorted(chosen))
+
+
+def select_tasks(
+    text: str | None,
+    tasks: Iterable[TaskRef],
+    *,
+    strata: Sequence[tuple[str, str]],
+    languages: Sequence[str],
+) -> tuple[TaskRef, ...]:
+    """Parse ``--tasks`` into the selected tasks, sorted by task_id.
+
+    Tokens (comma-separated) are task IDs, stratum IDs or codes (``two_step_state``, ``S1``) and language
+    codes (``en``). The strata filter and the languages filter intersect (``S1,en``: stratum S1 in
+    English); explicit task IDs are added to what the filters select.
+    """
+    all_tasks = sorted(tasks, key=lambda t: t.task_id)
+    if not text:
+        return tuple(all_tasks)
+    by_id = {t.task_id: t for t in all_tasks}
+    stratum_by_token = {sid: sid for sid, _ in strata} | {code: sid for sid, code in strata}
+    ids: set[str] = set()
+    chosen_strata: set[str] = set()
+    chosen_languages: set[str] = set()
+    for token in _tokens(text):
+        if token in by_id:
+            ids.add(token)
+        elif token in stratum_by_token:
+            chosen_strata.add(stratum_by_token[token])
+        elif token in languages:
+            chosen_languages.add(token)
+        else:
+            raise SchemaRouterError(
+                f"--tasks: {token!r} is neither a task ID, a stratum "
+                f"({', '.join(sid for sid, _ in strata)}, or S1..S{len(strata)}) nor a language "
+                f"({', '.join(languages)})"
+            )
+    filtered: list[TaskRef] = []
+    if chosen_strata or chosen_languages:
+        filtered = [
+            t
+            for t in all_tasks
+            if (not chosen_strata or t.stratum in chosen_strata)
+            and (not chosen_languages or t.language in chosen_languages)
+        ]
+    selected = {t.task_id for t in filtered} | ids
+    if not selected:
+        raise SchemaRouterError(f"--tasks {text!r} selects no task")
+    return tuple(t for t in all_tasks if t.task_id in selected)
+
+
+def _tokens(text: str) -> list[str]:
+    return [token.strip() for token in text.split(",") if token.strip()]

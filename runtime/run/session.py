@@ -1,0 +1,70 @@
+"""One session of a run directory: lock it, skip what is committed, execute the rest, record the session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
+from schemarouter.runtime.run.executor import ExecutionSummary, ProgressCallback, execute
+from schemarouter.runtime.run.manifest import RunManifest
+from schemarouter.runtime.run.rundir import SessionLock, finish_session, start_session
+from schemarouter.runtime.run.store import EpisodeStore
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    """What a session found and did."""
+
+    run_dir: Path
+    session: int
+    already_committed: int
+    to_run: int
+    summary: ExecutionSummary
+
+
+def run_session(
+    run_dir: Path,
+    manifest: RunManifest,
+    *,
+    engine: EpisodeEngine,
+    setup: EngineSetup,
+    project_root: Path,
+    workers: int,
+    max_events: int = 20,
+    on_start: ProgressCallback | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> SessionResult:
+    """Execute every episode of the directory's shard that is not committed yet.
+
+    ``on_start(already_committed, to_run)`` is called once before any episode runs.
+    """
+    with SessionLock(run_dir):
+        session = start_session(run_dir, project_root=project_root, workers=workers)
+        try:
+            with EpisodeStore(run_dir) as store:
+                committed = store.committed_keys()
+                keys = [k for k in manifest.scope.shard_keys(manifest.shard) if k not in committed]
+                if on_start is not None:
+                    on_start(len(committed), len(keys))
+                summary = execute(
+                    keys,
+                    store=store,
+                    engine=engine,
+                    setup=setup,
+                    session=session.number,
+                    workers=workers,
+                    max_events=max_events,
+                    on_progress=on_progress,
+                )
+        finally:
+            with EpisodeStore(run_dir) as store:
+                n_committed, n_events = store.session_counts(session.number)
+            finish_session(run_dir, session, committed=n_committed, events=n_events)
+    return SessionResult(
+        run_dir=run_dir,
+        session=session.number,
+        already_committed=len(committed),
+        to_run=len(keys),
+        summary=summary,
+    )

@@ -1,0 +1,248 @@
+"""``episodes.sqlite``: the crash-safe episode store of one run directory (SQLite, WAL mode).
+
+* ``episodes``: one row per finished episode, keyed ``(task_id, condition, catalog)``, written in one
+  transaction together with the resolution of that episode's earlier infrastructure events. A row is
+  there completely or not at all; the primary key makes a duplicate impossible.
+* ``events``: infrastructure events (an exception in the engine or the agent, a dead worker). They are
+  never task results. An event is resolved when its episode is later committed.
+
+WAL with ``synchronous=NORMAL``: a committed transaction survives the death of the process (kill -9) at
+any moment; only a power loss may drop the last few commits, which ``--resume`` then re-runs.
+Outcome columns are read only through :meth:`EpisodeStore.read_outcomes`, which the scoring package
+calls after it has established that the result set is terminal.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from schemarouter.runtime.run.manifest import now_utc
+from schemarouter.runtime.run.scope import EpisodeKey
+
+from schemarouter.errors import SchemaRouterError
+
+STORE_FILE = "episodes.sqlite"
+STORE_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS episodes (
+    task_id TEXT NOT NULL,
+    condition TEXT NOT NULL,
+    catalog INTEGER NOT NULL,
+    metrics_json TEXT NOT NULL,
+    wall_latency_ms REAL,
+    trace_zlib BLOB NOT NULL,
+    session INTEGER NOT NULL,
+    committed_at TEXT NOT NULL,
+    PRIMARY KEY (task_id, condition, catalog)
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    task_id TEXT,
+    condition TEXT,
+    catalog INTEGER,
+    kind TEXT NOT NULL,
+    error_type TEXT NOT NULL,
+    message TEXT NOT NULL,
+    traceback TEXT NOT NULL,
+    session INTEGER NOT NULL,
+    occurred_at TEXT NOT NULL,
+    resolved_at TEXT
+);
+"""
+
+
+@dataclass(frozen=True)
+class InfraEvent:
+    """An infrastructure event as ``sr status`` shows it."""
+
+    id: int
+    key: EpisodeKey | None
+    kind: str
+    error_type: str
+    message: str
+    session: int
+    occurred_at: str
+    resolved_at: str | None
+
+
+@dataclass(frozen=True)
+class EpisodeOutcome:
+    """A committed episode's deterministic metrics and its wall latency."""
+
+    key: EpisodeKey
+    metrics: dict[str, Any]
+    wall_latency_ms: float | None
+
+
+class EpisodeStore:
+    """One connection to a run directory's store. Use as a context manager."""
+
+    def __init__(self, run_dir: Path, *, create: bool = False, readonly: bool = False) -> None:
+        path = run_dir / STORE_FILE
+        if not create and not path.is_file():
+            raise SchemaRouterError(f"{run_dir}: no {STORE_FILE}; not a run directory")
+        if readonly:
+            # mode=ro still reads the WAL, so a reader sees every commit of a live writer.
+            self._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+        else:
+            self._conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn.executescript(_SCHEMA)
+            self._conn.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_version', ?)", (STORE_VERSION,)
+            )
+        version = self._conn.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
+        if version is None or version[0] != STORE_VERSION:
+            raise SchemaRouterError(f"{path}: store version {version!r}, this code reads {STORE_VERSION}")
+
+    def __enter__(self) -> EpisodeStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def commit_episode(
+        self,
+        key: EpisodeKey,
+        *,
+        metrics: dict[str, Any],
+        wall_latency_ms: float | None,
+        trace_json: str,
+        session: int,
+    ) -> None:
+        """Commit one finished episode atomically and resolve its open infrastructure events."""
+        now = now_utc().isoformat()
+        conn = self._conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "INSERT INTO episodes (task_id, condition, catalog, metrics_json, wall_latency_ms,"
+                " trace_zlib, session, committed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key.task_id,
+                    key.condition,
+                    key.catalog,
+                    json.dumps(metrics, sort_keys=True, separators=(",", ":")),
+                    wall_latency_ms,
+                    zlib.compress(trace_json.encode("utf-8"), 1),
+                    session,
+                    now,
+                ),
+            )
+            conn.execute(
+                "UPDATE events SET resolved_at = ? WHERE task_id = ? AND condition = ? AND catalog = ?"
+                " AND resolved_at IS NULL",
+                (now, key.task_id, key.condition, key.catalog),
+            )
+        except sqlite3.IntegrityError:
+            conn.execute("ROLLBACK")
+            raise SchemaRouterError(
+                f"episode {key.label()} is already committed; refusing a duplicate"
+            ) from None
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def record_event(
+        self,
+        key: EpisodeKey | None,
+        *,
+        kind: str,
+        error_type: str,
+        message: str,
+        traceback: str,
+        session: int,
+    ) -> None:
+        """Record an infrastructure event. It is evidence about the infrastructure, never an outcome."""
+        self._conn.execute(
+            "INSERT INTO events (task_id, condition, catalog, kind, error_type, message, traceback, session,"
+            " occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                key.task_id if key else None,
+                key.condition if key else None,
+                key.catalog if key else None,
+                kind,
+                error_type,
+                message,
+                traceback,
+                session,
+                now_utc().isoformat(),
+            ),
+        )
+
+    # -- reading progress (never outcomes) ----------------------------------------------------------
+
+    def committed_keys(self) -> set[EpisodeKey]:
+        rows = self._conn.execute("SELECT task_id, condition, catalog FROM episodes")
+        return {EpisodeKey(t, c, int(k)) for t, c, k in rows}
+
+    def session_counts(self, session: int) -> tuple[int, int]:
+        """(episodes committed, infrastructure events recorded) by one session."""
+        committed = self._conn.execute("SELECT COUNT(*) FROM episodes WHERE session = ?", (session,))
+        events = self._conn.execute("SELECT COUNT(*) FROM events WHERE session = ?", (session,))
+        return int(committed.fetchone()[0]), int(events.fetchone()[0])
+
+    def events(self, *, unresolved_only: bool = False) -> list[InfraEvent]:
+        where = " WHERE resolved_at IS NULL" if unresolved_only else ""
+        rows = self._conn.execute(
+            "SELECT id, task_id, condition, catalog, kind, error_type, message, session, occurred_at,"
+            f" resolved_at FROM events{where} ORDER BY id"
+        )
+        return [
+            InfraEvent(
+                id=row[0],
+                key=EpisodeKey(row[1], row[2], int(row[3])) if row[1] is not None else None,
+                kind=row[4],
+                error_type=row[5],
+                message=row[6],
+                session=row[7],
+                occurred_at=row[8],
+                resolved_at=row[9],
+            )
+            for row in rows
+        ]
+
+    # -- reading outcomes (scoring only, after the terminality check) --------------------------------
+
+    def read_outcomes(self, keys: Iterable[EpisodeKey]) -> list[EpisodeOutcome]:
+        """The metrics of the given committed episodes, in the order given."""
+        rows = {
+            EpisodeKey(t, c, int(k)): (m, lat)
+            for t, c, k, m, lat in self._conn.execute(
+                "SELECT task_id, condition, catalog, metrics_json, wall_latency_ms FROM episodes"
+            )
+        }
+        outcomes = []
+        for key in keys:
+            if key not in rows:
+                raise SchemaRouterError(f"episode {key.label()} is not committed")
+            metrics_json, latency = rows[key]
+            outcomes.append(
+                EpisodeOutcome(key=key, metrics=json.loads(metrics_json), wall_latency_ms=latency)
+            )
+        return outcomes
+
+    def read_trace(self, key: EpisodeKey) -> str | None:
+        """The stored trace JSON of one committed episode (for inspection and audits)."""
+        row = self._conn.execute(
+            "SELECT trace_zlib FROM episodes WHERE task_id = ? AND condition = ? AND catalog = ?", tuple(key)
+        ).fetchone()
+        return zlib.decompress(row[0]).decode("utf-8") if row else None

@@ -1,0 +1,123 @@
+"""``report.json`` (deterministic) and ``latency.json`` (wall latency, not deterministic).
+
+The schema is ``report.schema.json`` beside this module; README.md documents every field. Changing the
+shape of either file means bumping ``REPORT_VERSION`` and the schema's ``const``.
+report.json holds nothing that varies between two runs of the same frozen spec and code: no run ID, no
+time, no latency. Catalog sizes are JSON object keys, so they are strings ("100").
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from schemarouter.runtime.run.scope import RunScope
+from schemarouter.runtime.scoring.bootstrap import Interval
+from schemarouter.runtime.scoring.estimates import SIGNIFICANT_DIGITS, Estimates
+from schemarouter.runtime.scoring.gate import GateResult
+from schemarouter.runtime.scoring.spec import ScoringSpec
+
+REPORT_VERSION = 1
+REPORT_FILE = "report.json"
+LATENCY_REPORT_FILE = "latency.json"
+
+
+def build_report(
+    *,
+    spec: ScoringSpec,
+    scope: RunScope,
+    agent: str,
+    freeze_root_hash: str | None,
+    source_commit: str | None,
+    estimates: Estimates,
+    gate: GateResult,
+) -> dict[str, Any]:
+    low, high = spec.bootstrap.percentiles()
+    n_cells = len({(t.stratum, t.language) for t in scope.tasks})
+    return {
+        "report_version": REPORT_VERSION,
+        "experiment_id": spec.experiment_id,
+        "freeze_root_hash": freeze_root_hash,
+        "source_commit": source_commit,
+        "agent": agent,
+        "scope": {
+            "conditions": list(scope.conditions),
+            "catalogs": list(scope.catalogs),
+            "tasks": len(scope.tasks),
+            "cells": n_cells,
+            "episodes": len(scope.tasks) * len(scope.conditions) * len(scope.catalogs),
+            "preregistered": scope.preregistered,
+        },
+        "bootstrap": {
+            "method": "stratified_task_cluster",
+            "cells": "stratum x language",
+            "iterations": spec.bootstrap.iterations,
+            "seed": spec.bootstrap.seed,
+            "rng": "numpy.random.Generator(PCG64)",
+            "confidence": float(spec.bootstrap.confidence),
+            "percentiles": [low, high],
+            "percentile_method": "linear",
+            "paired": True,
+            "significant_digits": SIGNIFICANT_DIGITS,
+            "undefined_ratios": "resamples with a zero denominator are left out of the percentiles and "
+            "counted in undefined_resamples; an undefined point or interval is null",
+        },
+        "metrics": {
+            condition: {str(catalog): _metric_block(block) for catalog, block in by_catalog.items()}
+            for condition, by_catalog in estimates.metrics.items()
+        },
+        "differences": {
+            "treatment": gate.treatment,
+            "comparator": gate.comparator,
+            "by_catalog": {str(k): _metric_block(block) for k, block in estimates.differences.items()},
+        },
+        "gate": gate_json(gate, preregistered=scope.preregistered),
+        "nondeterministic": {
+            "excluded_metrics": [m.id for m in spec.metrics if not m.deterministic],
+            "files": [LATENCY_REPORT_FILE, "per_task_latency.jsonl"],
+        },
+    }
+
+
+def gate_json(gate: GateResult, *, preregistered: bool) -> dict[str, Any]:
+    return {
+        "verdict": gate.verdict,
+        "rule": "all_criteria_all_catalogs",
+        "preregistered_scope": preregistered,
+        "treatment": gate.treatment,
+        "comparator": gate.comparator,
+        "by_catalog": {
+            str(catalog): {
+                "passed": all(r.passed for r in results),
+                "criteria": [asdict(r) for r in results],
+            }
+            for catalog, results in gate.by_catalog.items()
+        },
+    }
+
+
+def build_latency_report(estimates: Estimates | None, metric_id: str) -> dict[str, Any]:
+    return {
+        "report_version": REPORT_VERSION,
+        "metric": metric_id,
+        "deterministic": False,
+        "metrics": None
+        if estimates is None
+        else {
+            condition: {str(k): _interval(block[metric_id]) for k, block in by_catalog.items()}
+            for condition, by_catalog in estimates.metrics.items()
+        },
+    }
+
+
+def _metric_block(block: dict[str, Interval]) -> dict[str, Any]:
+    return {metric: _interval(interval) for metric, interval in block.items()}
+
+
+def _interval(interval: Interval) -> dict[str, Any]:
+    return {
+        "point": interval.point,
+        "ci_low": interval.ci_low,
+        "ci_high": interval.ci_high,
+        "undefined_resamples": interval.undefined_resamples,
+    }

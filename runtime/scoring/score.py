@@ -1,0 +1,151 @@
+"""Score a terminal result set: refuse what may not be scored, then per-task rows, bootstrap, gate, files.
+
+Order, each step refusing before the next may look at an outcome:
+
+1. draft runs (executed without a freeze lock) are refused;
+2. a freeze root hash that differs from the current lock is refused;
+3. a set that is not terminal is sealed: only progress counts are shown (``SealedResultSet``);
+4. ``on_scoring_started`` records the first scored run in the lock (the foundation's hook);
+5. per-task rows, one index matrix, intervals, the gate, and the files in ``out_dir``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from schemarouter.runtime.run import jsonio
+from schemarouter.runtime.run.engine_port import WALL_LATENCY_METRIC
+from schemarouter.runtime.run.manifest import now_utc
+from schemarouter.runtime.run.resultset import ResultSet, SealedResultSet, read_terminal_outcomes
+from schemarouter.runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
+from schemarouter.runtime.scoring.estimates import Estimates, estimate
+from schemarouter.runtime.scoring.gate import GateResult, evaluate_gate
+from schemarouter.runtime.scoring.per_task import LATENCY_FILE, PER_TASK_FILE, latency_rows, per_task_rows
+from schemarouter.runtime.scoring.report_json import (
+    LATENCY_REPORT_FILE,
+    REPORT_FILE,
+    build_latency_report,
+    build_report,
+)
+from schemarouter.runtime.scoring.spec import ScoringSpec
+
+from schemarouter.errors import SchemaRouterError
+
+SCORING_FILE = "scoring.json"
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """A scored result set: where the files are, the report, and how long the bootstrap took."""
+
+    out_dir: Path
+    report: dict[str, Any]
+    gate: GateResult
+    bootstrap_seconds: float
+
+
+def check_scoreable(result_set: ResultSet, *, current_freeze_hash: str | None) -> None:
+    """Steps 1-3: raise unless the set may be scored now."""
+    for d in result_set.dirs:
+        if d.manifest.freeze.draft or d.manifest.freeze.root_hash is None:
+            raise SchemaRouterError(
+                f"{d.run_dir}: a draft run (executed without spec/freeze.lock) is never scored. "
+                "Freeze the specs (`sr freeze`) and run again."
+            )
+    run_hash = result_set.dirs[0].manifest.freeze.root_hash
+    if current_freeze_hash is None:
+        raise SchemaRouterError("the specs are not frozen now (no spec/freeze.lock); scoring needs the lock")
+    if run_hash != current_freeze_hash:
+        raise SchemaRouterError(
+            f"freeze root hash mismatch: the run executed under {run_hash}, the current lock is "
+            f"{current_freeze_hash}. Results are scored only under the frozen spec they ran with."
+        )
+    if not result_set.terminal:
+        raise SealedResultSet(result_set)
+
+
+def score_result_set(
+    result_set: ResultSet,
+    *,
+    spec: ScoringSpec,
+    current_freeze_hash: str | None,
+    out_dir: Path,
+    on_scoring_started: Callable[[str], None] | None = None,
+) -> ScoreResult:
+    check_scoreable(result_set, current_freeze_hash=current_freeze_hash)
+    first = result_set.dirs[0].manifest
+    if on_scoring_started is not None:
+        on_scoring_started("+".join(sorted(d.manifest.run_id for d in result_set.dirs)))
+    outcomes = read_terminal_outcomes(result_set)
+    scope = result_set.scope
+    rows = per_task_rows(outcomes, scope, spec)
+
+    started = time.perf_counter()
+    layout = task_layout(scope.tasks, strata=spec.strata, languages=spec.languages)
+    indices = resample_indices(layout, iterations=spec.bootstrap.iterations, seed=spec.bootstrap.seed)
+    counts = resample_counts(indices, layout.n)
+    common: dict[str, Any] = dict(
+        layout=layout,
+        counts=counts,
+        conditions=scope.conditions,
+        catalogs=scope.catalogs,
+        percentiles=spec.bootstrap.percentiles(),
+    )
+    estimates = estimate(
+        rows,
+        metrics=[m for m in spec.metrics if m.deterministic],
+        pair=(spec.gate.treatment, spec.gate.comparator),
+        **common,
+    )
+    lat_rows = latency_rows(outcomes, scope)
+    latency: Estimates | None = None
+    if all(r[WALL_LATENCY_METRIC] is not None for r in lat_rows) and WALL_LATENCY_METRIC in {
+        m.id for m in spec.metrics
+    }:
+        latency = estimate(lat_rows, metrics=[spec.metric(WALL_LATENCY_METRIC)], pair=None, **common)
+    gate = evaluate_gate(
+        spec.gate,
+        estimates=estimates,
+        rows=rows,
+        metrics={m.id: m for m in spec.metrics},
+        conditions=scope.conditions,
+        catalogs=scope.catalogs,
+    )
+    bootstrap_seconds = time.perf_counter() - started
+
+    report = build_report(
+        spec=spec,
+        scope=scope,
+        agent=first.agent.name,
+        freeze_root_hash=first.freeze.root_hash,
+        source_commit=first.source.git_commit,
+        estimates=estimates,
+        gate=gate,
+    )
+    out_dir.mkdir(parents=True, exist_ok=True)
+    jsonio.write_jsonl(out_dir / PER_TASK_FILE, rows)
+    jsonio.write_jsonl(out_dir / LATENCY_FILE, lat_rows)
+    jsonio.write_json(out_dir / REPORT_FILE, report)
+    jsonio.write_json(out_dir / LATENCY_REPORT_FILE, build_latency_report(latency, WALL_LATENCY_METRIC))
+    jsonio.write_json(
+        out_dir / SCORING_FILE,
+        {
+            "scored_at": now_utc().isoformat(),
+            "bootstrap_seconds": round(bootstrap_seconds, 3),
+            "inputs": [
+                {
+                    "run_dir": str(d.run_dir),
+                    "run_id": d.manifest.run_id,
+                    "shard": d.manifest.shard.label(),
+                    "source_commit": d.manifest.source.git_commit,
+                    "source_dirty": d.manifest.source.dirty,
+                }
+                for d in result_set.dirs
+            ],
+        },
+    )
+    return ScoreResult(out_dir=out_dir, report=report, gate=gate, bootstrap_seconds=bootstrap_seconds)

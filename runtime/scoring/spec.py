@@ -1,0 +1,206 @@
+"""The parts of the frozen spec that scoring reads, as small frozen models.
+
+Built from the raw parsed spec files (``experiment``, ``conditions``, ``strata``, ``metrics``,
+``gates``), so scoring depends on what the YAML says and not on another package's model shapes.
+Anything the scoring code does not implement (another bootstrap method, an unknown operator) is refused
+here, before any number is computed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from schemarouter.errors import SchemaRouterError
+
+Aggregate = Literal["mean", "ratio", "count"]
+Compare = Literal["difference", "treatment", "all_conditions"]
+Statistic = Literal["point", "ci_low", "ci_high", "exact_count", "exact_ratio"]
+Operator = Literal[">=", ">", "<=", "<", "=="]
+
+
+class MetricDef(BaseModel):
+    """One metric of spec/metrics.yaml."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(description="Metric ID.")
+    title: str = Field(description="Human title.")
+    unit: str = Field(description="Unit of the metric.")
+    aggregate: Aggregate = Field(description="mean of per-task values, ratio of sums, or count (sum).")
+    numerator: str | None = Field(default=None, description="Ratio metrics: numerator component key.")
+    denominator: str | None = Field(default=None, description="Ratio metrics: denominator component key.")
+    applies_to: tuple[str, ...] = Field(
+        description="Condition IDs the metric applies to (resolved from 'all')."
+    )
+    deterministic: bool = Field(default=True, description="False for wall latency: kept out of golden files.")
+    better: str = Field(description="higher or lower.")
+
+    def components(self) -> tuple[str, ...]:
+        """The per-task columns the bootstrap sums: (numerator, denominator) or the metric itself."""
+        if self.aggregate == "ratio":
+            assert self.numerator is not None and self.denominator is not None
+            return (self.numerator, self.denominator)
+        return (self.id,)
+
+
+class CriterionDef(BaseModel):
+    """One gate criterion of spec/gates.yaml."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: str = Field(description="Stable criterion code (G1..G6).")
+    title: str = Field(description="The seed's wording.")
+    metric: str = Field(description="Metric ID.")
+    compare: Compare = Field(description="difference (treatment - comparator), treatment, or all_conditions.")
+    statistic: Statistic = Field(description="Which statistic is compared with the threshold.")
+    operator: Operator = Field(description="Comparison operator.")
+    threshold: float = Field(description="Threshold.")
+
+
+class GateDef(BaseModel):
+    """The preregistered gate."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    treatment: str = Field(description="Treatment condition ID.")
+    comparator: str = Field(description="Comparator condition ID.")
+    criteria: tuple[CriterionDef, ...] = Field(description="Criteria, in spec order.")
+
+
+class BootstrapDef(BaseModel):
+    """The bootstrap of spec/experiment.yaml."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    iterations: int = Field(gt=0, description="Number of resamples.")
+    seed: int = Field(description="Seed of numpy.random.Generator(PCG64(seed)).")
+    confidence: Decimal = Field(description="Interval confidence, e.g. 0.95 (kept exact).")
+
+    def percentiles(self) -> tuple[float, float]:
+        """(2.5, 97.5) for 0.95, computed exactly so the interpolation points carry no float noise."""
+        tail = (Decimal(1) - self.confidence) / 2 * 100
+        return float(tail), float(Decimal(100) - tail)
+
+
+class ScoringSpec(BaseModel):
+    """Everything scoring needs from the frozen spec."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    experiment_id: str = Field(description="Experiment ID.")
+    catalog_sizes: tuple[int, ...] = Field(description="Preregistered catalog sizes, ascending.")
+    conditions: tuple[str, ...] = Field(description="Condition IDs in spec order.")
+    condition_codes: tuple[str, ...] = Field(description="Condition codes (C1..) aligned with conditions.")
+    strata: tuple[str, ...] = Field(description="Stratum IDs in spec order.")
+    stratum_codes: tuple[str, ...] = Field(description="Stratum codes (S1..) aligned with strata.")
+    languages: tuple[str, ...] = Field(description="Language codes in spec order.")
+    tasks_per_cell: int = Field(description="Tasks per stratum x language cell in the frozen surface.")
+    metrics: tuple[MetricDef, ...] = Field(description="Metrics in spec order.")
+    gate: GateDef = Field(description="The gate.")
+    bootstrap: BootstrapDef = Field(description="The bootstrap.")
+
+    def metric(self, metric_id: str) -> MetricDef:
+        for metric in self.metrics:
+            if metric.id == metric_id:
+                return metric
+        raise KeyError(metric_id)
+
+    @classmethod
+    def from_raw(cls, raw: Mapping[str, Any]) -> ScoringSpec:
+        """Build from the parsed YAML of experiment, conditions, strata, metrics and gates."""
+        try:
+            return _from_raw(raw)
+        except (KeyError, TypeError, ValidationError) as err:
+            raise SchemaRouterError(f"the spec cannot be scored: {err}") from None
+
+
+def _from_raw(raw: Mapping[str, Any]) -> ScoringSpec:
+    experiment, conditions_doc = raw["experiment"], raw["conditions"]
+    strata_doc, metrics_doc, gates_doc = raw["strata"], raw["metrics"], raw["gates"]
+    boot = experiment["bootstrap"]
+    expected = {
+        "method": "stratified_task_cluster",
+        "cluster": "task",
+        "interval": "percentile",
+        "rng": "numpy.random.Generator(PCG64)",
+        "paired": True,
+    }
+    for key, value in expected.items():
+        if boot.get(key) != value:
+            raise SchemaRouterError(
+                f"spec/experiment.yaml bootstrap.{key} is {boot.get(key)!r}; implemented: {value!r}"
+            )
+    if list(boot["strata"]) != ["stratum", "language"]:
+        raise SchemaRouterError("spec/experiment.yaml bootstrap.strata must be [stratum, language]")
+    condition_ids = tuple(c["id"] for c in conditions_doc["conditions"])
+    if gates_doc.get("rule") != "all_criteria_all_catalogs":
+        raise SchemaRouterError(f"spec/gates.yaml rule {gates_doc.get('rule')!r} is not implemented")
+    metrics = []
+    for m in metrics_doc["metrics"]:
+        applies = m.get("applies_to", "all")
+        metrics.append(
+            MetricDef(
+                id=m["id"],
+                title=m["title"],
+                unit=m["unit"],
+                aggregate=m["aggregate"],
+                numerator=m.get("numerator"),
+                denominator=m.get("denominator"),
+                applies_to=condition_ids if applies == "all" else tuple(applies),
+                deterministic=m.get("deterministic", True),
+                better=m["better"],
+            )
+        )
+    criteria = tuple(
+        CriterionDef(**{k: c[k] for k in CriterionDef.model_fields}) for c in gates_doc["criteria"]
+    )
+    spec = ScoringSpec(
+        experiment_id=str(experiment["id"]),
+        catalog_sizes=tuple(sorted(experiment["catalog_sizes"])),
+        conditions=condition_ids,
+        condition_codes=tuple(c["code"] for c in conditions_doc["conditions"]),
+        strata=tuple(s["id"] for s in strata_doc["strata"]),
+        stratum_codes=tuple(s["code"] for s in strata_doc["strata"]),
+        languages=tuple(lang["code"] for lang in experiment["languages"]),
+        tasks_per_cell=int(strata_doc["tasks_per_cell"]),
+        metrics=tuple(metrics),
+        gate=GateDef(treatment=gates_doc["treatment"], comparator=gates_doc["comparator"], criteria=criteria),
+        bootstrap=BootstrapDef(
+            iterations=boot["iterations"], seed=boot["seed"], confidence=Decimal(str(boot["confidence"]))
+        ),
+    )
+    _check_gate(spec)
+    return spec
+
+
+def _check_gate(spec: ScoringSpec) -> None:
+    """Refuse a gate this code cannot evaluate as written."""
+    gate = spec.gate
+    for condition in (gate.treatment, gate.comparator):
+        if condition not in spec.conditions:
+            raise SchemaRouterError(f"spec/gates.yaml: unknown condition {condition!r}")
+    for c in gate.criteria:
+        metric = {m.id: m for m in spec.metrics}.get(c.metric)
+        if metric is None:
+            raise SchemaRouterError(f"spec/gates.yaml {c.code}: unknown metric {c.metric!r}")
+        need = {
+            "difference": (gate.treatment, gate.comparator),
+            "treatment": (gate.treatment,),
+            "all_conditions": (),
+        }[c.compare]
+        if any(cond not in metric.applies_to for cond in need):
+            raise SchemaRouterError(f"spec/gates.yaml {c.code}: {c.metric} does not apply to {need}")
+        exact = {"exact_count": "count", "exact_ratio": "ratio"}
+        if (c.compare == "all_conditions") != (c.statistic in exact):
+            raise SchemaRouterError(
+                f"spec/gates.yaml {c.code}: all_conditions goes with exact_count/exact_ratio only"
+            )
+        if c.statistic in exact and metric.aggregate != exact[c.statistic]:
+            raise SchemaRouterError(
+                f"spec/gates.yaml {c.code}: {c.statistic} needs a {exact[c.statistic]} metric, "
+                f"{c.metric} is {metric.aggregate}"
+            )
