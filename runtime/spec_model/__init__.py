@@ -1,0 +1,76 @@
+"""Frozen, typed runtime objects of the compiled spec, the compiled manifest and the freeze lock.
+
+The runtime reads ``build/compiled.json`` with ``load_compiled`` and never imports the compiler.
+"""
+
+from schemarouter.runtime.spec_model.compiled import (
+    MANIFEST_SCHEMA_VERSION,
+    BuildInfo,
+    CompiledSpec,
+    FreezeRef,
+    load_compiled,
+    manifest_json,
+)
+from schemarouter.runtime.spec_model.conditions import ConditionLimitsSpec, ConditionSpec, RefreshSpec
+from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
+from schemarouter.runtime.spec_model.experiment import (
+    BootstrapSpec,
+    ExperimentSpec,
+    LanguageSpec,
+    ProvenanceSpec,
+    SeedDocument,
+)
+from schemarouter.runtime.spec_model.gates import GateCriterionSpec, GateSpec
+from schemarouter.runtime.spec_model.lock import (
+    FreezeLock,
+    ScoringStarted,
+    read_lock,
+    record_scoring_started,
+    scoring_started,
+)
+from schemarouter.runtime.spec_model.metrics import MetricSpec
+from schemarouter.runtime.spec_model.state_contract import (
+    ForbiddenItemSpec,
+    QueryItemSpec,
+    SerializationSpec,
+    StateContractSpec,
+    StateFieldSpec,
+    StateFieldType,
+)
+from schemarouter.runtime.spec_model.strata import StratumGeneration, StratumSpec
+
+__all__ = [
+    "MANIFEST_SCHEMA_VERSION",
+    "BootstrapSpec",
+    "BuildInfo",
+    "CompiledSpec",
+    "ConditionLimitsSpec",
+    "ConditionSpec",
+    "Digest",
+    "ExperimentSpec",
+    "FileDigest",
+    "ForbiddenItemSpec",
+    "FreezeLock",
+    "FreezeRef",
+    "GateCriterionSpec",
+    "GateSpec",
+    "GitState",
+    "LanguageSpec",
+    "MetricSpec",
+    "ProvenanceSpec",
+    "QueryItemSpec",
+    "RefreshSpec",
+    "ScoringStarted",
+    "SeedDocument",
+    "SerializationSpec",
+    "StateContractSpec",
+    "StateFieldSpec",
+    "StateFieldType",
+    "StratumGeneration",
+    "StratumSpec",
+    "load_compiled",
+    "manifest_json",
+    "read_lock",
+    "record_scoring_started",
+    "scoring_started",
+]

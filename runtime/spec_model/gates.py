@@ -1,0 +1,36 @@
+"""The compiled form of spec/gates.yaml: the preregistered success gate."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from schemarouter.runtime.spec_model._base import FrozenModel
+
+
+class GateCriterionSpec(FrozenModel):
+    """One coded criterion (G1..G6)."""
+
+    code: str = Field(description="Stable code; never reused.")
+    title: str = Field(description="The seed's wording.")
+    metric: str = Field(description="Metric id.")
+    compare: Literal["difference", "treatment", "all_conditions"] = Field(
+        description="difference: paired treatment - comparator; treatment: the treatment alone; "
+        "all_conditions: over every episode of every condition."
+    )
+    statistic: Literal["point", "ci_low", "ci_high", "exact_count", "exact_ratio"] = Field(
+        description="What the decision compares with the threshold."
+    )
+    operator: Literal[">=", ">", "<=", "<", "=="] = Field(description="statistic OPERATOR threshold passes.")
+    threshold: float = Field(description="The margin or threshold, e.g. -0.02 for -2 pp.")
+    rationale: str = Field(description="Why this is the rigorous reading of the seed.")
+
+
+class GateSpec(FrozenModel):
+    """The gate: every criterion must pass at every catalog size."""
+
+    treatment: str = Field(description="The treatment condition (SR-5-STATE-AWARE).")
+    comparator: str = Field(description="The comparator condition (SR-PROGRESSIVE-STATIC).")
+    rule: Literal["all_criteria_all_catalogs"] = Field(description="Pass rule.")
+    interval: str = Field(description="The interval the estimates use.")
+    criteria: tuple[GateCriterionSpec, ...] = Field(description="The coded criteria.")

@@ -1,0 +1,167 @@
+"""``spec/freeze.lock``: the frozen hashes of the specs and catalogs, and when scoring started.
+
+The compiler writes freezes; the run area records, through ``record_scoring_started``, that the first
+scored run began, after which no freeze may change any frozen file. The lock is JSON (sorted keys,
+2-space indent): no YAML ambiguity, stable diffs, and the same canonical form the hashes use.
+Changing a field's meaning means bumping ``LOCK_VERSION``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import AwareDatetime, Field, ValidationError
+from schemarouter.runtime.spec_model._base import FrozenModel
+from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+
+if TYPE_CHECKING:
+    from schemarouter.runtime.spec_model.compiled import CompiledSpec
+
+LOCK_VERSION = 1
+ROOT_RULE = (
+    "sha256 of the RFC 8785 JSON of [[path, file digest hex], ...] over every frozen file, sorted by path"
+)
+
+
+class FreezeRecord(FrozenModel):
+    """One freeze, as kept in the history."""
+
+    root: Digest = Field(description="Root hash of that freeze.")
+    frozen_at: AwareDatetime = Field(description="When (UTC).")
+    reason: str = Field(description="Why it was frozen (sr freeze --reason).")
+    git: GitState = Field(description="Git state when it was frozen.")
+    files: int = Field(description="How many files it covered.")
+
+
+class ScoringStarted(FrozenModel):
+    """The first scored run. Once set, no freeze may change a frozen file."""
+
+    run_id: str = Field(description="Id of the first scored run.")
+    at: AwareDatetime = Field(description="When it was recorded (UTC).")
+    root: Digest = Field(description="The freeze root the run executed under.")
+
+
+class CatalogItems(FrozenModel):
+    """Per-item digests of a catalog file, so verify can name the items that changed."""
+
+    key: str = Field(description="The item id key, e.g. route_id or task_id.")
+    items: dict[str, str] = Field(
+        description="Item id -> first 16 hex of the sha256 of the item's RFC 8785 JSON. A diff aid only: "
+        "integrity rests on the file digest."
+    )
+
+
+class FreezeLock(FrozenModel):
+    """The whole lock file."""
+
+    lock_version: Literal[1] = Field(description="Lock format version.")
+    root: Digest = Field(description="Root hash over the sorted (path, digest) list; see root_rule.")
+    root_rule: str = Field(description="How the root hash is computed, in words.")
+    frozen_at: AwareDatetime = Field(description="When the latest freeze was made (UTC).")
+    reason: str = Field(description="Why the latest freeze was made.")
+    git: GitState = Field(description="Git state at the latest freeze.")
+    compiler_version: str = Field(description="schemarouter version that wrote the freeze.")
+    files: dict[str, FileDigest] = Field(
+        description="Every frozen file (project-relative path) and its digest."
+    )
+    snapshots: dict[str, Any] = Field(
+        description="The frozen parsed data of every spec/ YAML and JSON file, by path, so verify can say "
+        "what changed. The RFC 8785 JSON of a snapshot hashes to the file's digest."
+    )
+    catalog_items: dict[str, CatalogItems] = Field(
+        description="Per-item digests of catalog files that hold a list of identified items."
+    )
+    history: tuple[FreezeRecord, ...] = Field(
+        description="Every freeze, oldest first; the last entry is the latest freeze."
+    )
+    scoring_started: ScoringStarted | None = Field(
+        description="The first scored run, or null while re-freezing is still allowed."
+    )
+
+
+def read_lock(path: Path, *, display: str = "spec/freeze.lock") -> FreezeLock | None:
+    """The lock at ``path``, or None if there is none. A corrupt lock is an error."""
+    if not path.exists():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise SchemaRouterError(f"{display}: cannot read the freeze lock: {err}") from None
+    if not isinstance(data, dict) or data.get("lock_version") != LOCK_VERSION:
+        version = data.get("lock_version") if isinstance(data, dict) else None
+        raise SchemaRouterError(
+            f"{display}: lock_version {version!r} is not {LOCK_VERSION}; this schemarouter cannot read it"
+        )
+    try:
+        return FreezeLock.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise SchemaRouterError(f"{display}: corrupt freeze lock: {where}: {first['msg']}") from None
+
+
+def lock_json(lock: FreezeLock) -> str:
+    """The lock's file text: sorted keys, 2-space indent, UTF-8 as is, trailing newline."""
+    return json.dumps(lock.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+
+
+def write_lock(path: Path, lock: FreezeLock) -> None:
+    """Write the lock atomically (a reader never sees half a file)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(lock_json(lock), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@contextmanager
+def lock_guard(paths: ProjectPaths) -> Iterator[None]:
+    """Serialize read-modify-write of the lock between processes (a guard file under build/)."""
+    paths.build_dir.mkdir(parents=True, exist_ok=True)
+    with (paths.build_dir / ".freeze-lock.guard").open("a") as guard:
+        fcntl.flock(guard, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(guard, fcntl.LOCK_UN)
+
+
+def record_scoring_started(paths: ProjectPaths, run_id: str, *, compiled: CompiledSpec) -> ScoringStarted:
+    """Record in spec/freeze.lock that the first scored run, ``run_id``, started under ``compiled``.
+
+    Refuses a draft and a compiled spec whose freeze root is not the lock's. Idempotent: when scoring
+    already started, the first record is returned unchanged. From then on ``sr freeze`` refuses any change
+    to a frozen file. The caller should commit spec/freeze.lock.
+    """
+    if compiled.build.draft or compiled.build.freeze is None:
+        raise SchemaRouterError(
+            "a draft (unfrozen) spec cannot be scored; run `sr freeze --reason ...` first"
+        )
+    with lock_guard(paths):
+        lock = read_lock(paths.lock_file)
+        if lock is None:
+            raise SchemaRouterError(f"{paths.lock_file}: no freeze lock; a draft cannot be scored")
+        if lock.root != compiled.build.freeze.root:
+            raise SchemaRouterError(
+                f"the compiled spec was frozen at {compiled.build.freeze.root}, but spec/freeze.lock is now "
+                f"at {lock.root}; recompile (sr compile) before scoring"
+            )
+        if lock.scoring_started is not None:
+            return lock.scoring_started
+        started = ScoringStarted(run_id=run_id, at=datetime.now(UTC), root=lock.root)
+        write_lock(paths.lock_file, lock.model_copy(update={"scoring_started": started}))
+        return started
+
+
+def scoring_started(paths: ProjectPaths) -> ScoringStarted | None:
+    """The first scored run recorded in the lock, or None (also when there is no lock)."""
+    lock = read_lock(paths.lock_file)
+    return None if lock is None else lock.scoring_started
