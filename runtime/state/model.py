@@ -1,0 +1,347 @@
+"""ObservableState: the only execution state the state-aware retriever may see.
+
+It has exactly the nine fields of the frozen contract and is built from the typed parts of tool
+results only. There is no parameter through which free text (``ToolResult.message``), gold data, a
+condition name or a rank score/position could enter, and every way of constructing or copying the
+model runs the same guard, which raises ``ContractViolation``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, NoReturn
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from schemarouter.runtime.catalog.model import JsonType
+from schemarouter.runtime.simulator.result import ToolResult
+from schemarouter.runtime.state.contract import (
+    ERROR_CLASSES,
+    EXECUTION_STATUSES,
+    JSON_TYPES,
+    STATE_FIELDS,
+    ErrorClass,
+    ExecutionStatus,
+    is_identifier,
+    is_name,
+    is_unit,
+)
+from schemarouter.runtime.state.errors import ContractViolation
+from schemarouter.runtime.state.guard import forbidden_item_in, reject_forbidden
+from schemarouter.runtime.state.jcs import canonical_json
+
+
+class UnitTriple(BaseModel):
+    """Unit, dimension and qualifier of an observed output field that carries a unit."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    unit: str = Field(description="Unit symbol, e.g. degC.")
+    dimension: str | None = Field(description="Dimension, e.g. temperature, or null.")
+    qualifier: str | None = Field(description="Qualifier, e.g. daily_max, or null.")
+
+
+class StableIdentifier(BaseModel):
+    """A stable identifier produced by a completed tool; the value matches the identifier pattern."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    semantic_id: str = Field(description="Semantic ID of the output field that produced it.")
+    value: str = Field(description="The identifier, verbatim.")
+
+
+class ObservableState(BaseModel):
+    """Observable, typed execution state (spec/state_contract.yaml, version 1)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    executed_route_ids: tuple[str, ...] = Field(
+        description="Registered route IDs the gate allowed and the simulator executed; sorted, unique."
+    )
+    observed_field_names: tuple[str, ...] = Field(
+        description="Names of output fields observed in completed results; sorted, unique."
+    )
+    observed_semantic_ids: tuple[str, ...] = Field(
+        description="Semantic IDs of the observed output fields; sorted, unique."
+    )
+    observed_value_types: tuple[JsonType, ...] = Field(
+        description="JSON types of the observed output values; sorted, unique."
+    )
+    observed_units: tuple[UnitTriple, ...] = Field(
+        description="Unit triples of observed fields with a unit; sorted by (dimension, unit, qualifier)."
+    )
+    stable_identifiers: tuple[StableIdentifier, ...] = Field(
+        description="Stable identifiers produced by completed tools; sorted by (semantic_id, value)."
+    )
+    last_execution_status: ExecutionStatus = Field(
+        description="Status of the last tool attempt: none, ok, error or blocked."
+    )
+    last_error_class: ErrorClass | None = Field(
+        description="Typed error class of the last attempt; null when it succeeded or nothing ran."
+    )
+    task_incomplete: bool = Field(
+        description="True until the typed outputs the final answer needs have all been observed."
+    )
+
+    _fields_in_order: ClassVar[tuple[str, ...]] = STATE_FIELDS
+
+    # ---- the only constructors ---------------------------------------------------------------
+
+    @classmethod
+    def initial(cls) -> ObservableState:
+        """The state before any tool attempt."""
+        return cls._build(
+            executed_route_ids=(),
+            observed_field_names=(),
+            observed_semantic_ids=(),
+            observed_value_types=(),
+            observed_units=(),
+            stable_identifiers=(),
+            last_execution_status="none",
+            last_error_class=None,
+            task_incomplete=True,
+        )
+
+    def after_result(self, result: ToolResult) -> ObservableState:
+        """The state after the simulator executed ``result.route_id``; only typed parts are read."""
+        if not isinstance(result, ToolResult):
+            raise ContractViolation(f"after_result takes a ToolResult, not {type(result).__name__}")
+        data = self._as_data()
+        data["executed_route_ids"] = (*data["executed_route_ids"], result.route_id)
+        data["last_execution_status"] = result.status
+        if result.status == "error":
+            if result.error_class is None:
+                raise ContractViolation("an error result must carry a typed error class", path="error_class")
+            data["last_error_class"] = result.error_class
+        else:
+            if result.error_class is not None:
+                raise ContractViolation("an ok result cannot carry an error class", path="error_class")
+            data["last_error_class"] = None
+            _observe_fields(data, result)
+        return self._build(**data)
+
+    def after_blocked(self, route_id: str, error_class: str) -> ObservableState:
+        """The state after the gate blocked an attempt; the route was not executed and is not recorded."""
+        _check_name(route_id, "route_id")
+        data = self._as_data()
+        data["last_execution_status"] = "blocked"
+        data["last_error_class"] = error_class
+        return self._build(**data)
+
+    def with_task_incomplete(self, flag: bool) -> ObservableState:
+        """The same state with the deterministic task-incomplete flag set."""
+        if not isinstance(flag, bool):
+            raise ContractViolation(f"task_incomplete must be a bool, not {type(flag).__name__}")
+        data = self._as_data()
+        data["task_incomplete"] = flag
+        return self._build(**data)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> ObservableState:
+        """Parse state JSON (e.g. a file for ``sr retrieve --state``); duplicate keys are rejected."""
+        try:
+            raw = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
+        except json.JSONDecodeError as err:
+            raise ContractViolation(f"not JSON: {err}") from None
+        return cls.model_validate(raw)
+
+    # ---- serialization -------------------------------------------------------------------------
+
+    def canonical_json(self) -> str:
+        """RFC 8785 canonical JSON: the exact text the state-aware retriever appends to the query."""
+        return canonical_json(self.model_dump(mode="json"))
+
+    # ---- every other way in runs the guard or is closed ------------------------------------------
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as err:
+            raise _violation_from(err) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> ObservableState:
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as err:
+            raise _violation_from(err) from None
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> NoReturn:
+        raise ContractViolation("use ObservableState.from_json (it rejects duplicate keys)")
+
+    @classmethod
+    def model_validate_strings(cls, obj: Any, **kwargs: Any) -> NoReturn:
+        raise ContractViolation("string-coercing validation is not a way into state")
+
+    @classmethod
+    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> NoReturn:
+        raise ContractViolation("model_construct skips validation and is not a way into state")
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> ObservableState:
+        if update:
+            raise ContractViolation("model_copy(update=...) skips validation; use the typed transitions")
+        return self
+
+    def __setattr__(self, name: str, value: Any) -> NoReturn:
+        raise ContractViolation(f"ObservableState is immutable (tried to set {name!r})")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise ContractViolation(f"ObservableState is immutable (tried to delete {name!r})")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _guard(cls, data: Any) -> Any:
+        if isinstance(data, ObservableState):
+            return data
+        return _guarded(data)
+
+    # ---- helpers -----------------------------------------------------------------------------
+
+    def _as_data(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in STATE_FIELDS}
+
+    @classmethod
+    def _build(cls, **data: Any) -> ObservableState:
+        return cls.model_validate(data)
+
+
+def _observe_fields(data: dict[str, Any], result: ToolResult) -> None:
+    units, identifiers = list(data["observed_units"]), list(data["stable_identifiers"])
+    for f in result.fields:
+        data["observed_field_names"] = (*data["observed_field_names"], f.name)
+        data["observed_semantic_ids"] = (*data["observed_semantic_ids"], f.semantic_id)
+        data["observed_value_types"] = (*data["observed_value_types"], f.json_type)
+        if f.unit is not None:
+            units.append({"unit": f.unit, "dimension": f.dimension, "qualifier": f.qualifier})
+        if f.stable_identifier:
+            identifiers.append({"semantic_id": f.semantic_id, "value": _identifier_value(f.value, f.name)})
+    data["observed_units"], data["stable_identifiers"] = units, identifiers
+
+
+def _identifier_value(value: Any, field_name: str) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not is_identifier(value):
+        raise ContractViolation(
+            f"stable identifier {value!r} does not match the identifier pattern", path=f"fields.{field_name}"
+        )
+    return value
+
+
+def _guarded(data: Any) -> dict[str, Any]:
+    """Check raw state data against the contract and return it normalised (sorted, unique tuples)."""
+    if not isinstance(data, Mapping):
+        raise ContractViolation(f"state must be an object, not {type(data).__name__}")
+    reject_forbidden(data)
+    keys = set(data)
+    unknown, missing = sorted(keys - set(STATE_FIELDS)), [k for k in STATE_FIELDS if k not in keys]
+    if unknown:
+        raise ContractViolation(
+            f"unknown state keys {unknown}; the contract allows exactly {list(STATE_FIELDS)}"
+        )
+    if missing:
+        raise ContractViolation(f"missing state keys {missing}")
+    out: dict[str, Any] = {}
+    for key in ("executed_route_ids", "observed_field_names", "observed_semantic_ids"):
+        out[key] = tuple(sorted(set(_names(data[key], key))))
+    types = _sequence(data["observed_value_types"], "observed_value_types")
+    for i, t in enumerate(types):
+        if t not in JSON_TYPES:
+            raise ContractViolation(f"{t!r} is not a JSON type", path=f"observed_value_types[{i}]")
+    out["observed_value_types"] = tuple(sorted(set(types)))
+    units = {
+        _unit(u, f"observed_units[{i}]")
+        for i, u in enumerate(_sequence(data["observed_units"], "observed_units"))
+    }
+    out["observed_units"] = tuple(sorted(units, key=_unit_order))
+    ids = {
+        _identifier(x, f"stable_identifiers[{i}]")
+        for i, x in enumerate(_sequence(data["stable_identifiers"], "stable_identifiers"))
+    }
+    out["stable_identifiers"] = tuple(sorted(ids, key=lambda s: (s.semantic_id, s.value)))
+    status, error = data["last_execution_status"], data["last_error_class"]
+    if status not in EXECUTION_STATUSES:
+        raise ContractViolation(f"{status!r} is not an execution status", path="last_execution_status")
+    if error is not None and error not in ERROR_CLASSES:
+        raise ContractViolation(f"{error!r} is not a contract error class", path="last_error_class")
+    if status in ("error", "blocked") and error is None:
+        raise ContractViolation(f"status {status} needs an error class", path="last_error_class")
+    if status in ("none", "ok") and error is not None:
+        raise ContractViolation(f"status {status} cannot carry an error class", path="last_error_class")
+    if not isinstance(data["task_incomplete"], bool):
+        raise ContractViolation("task_incomplete must be a boolean", path="task_incomplete")
+    out.update(last_execution_status=status, last_error_class=error, task_incomplete=data["task_incomplete"])
+    return out
+
+
+def _sequence(value: Any, path: str) -> tuple[Any, ...]:
+    if not isinstance(value, list | tuple):
+        raise ContractViolation(f"expected a list, got {type(value).__name__}", path=path)
+    return tuple(value)
+
+
+def _names(value: Any, path: str) -> Iterable[str]:
+    for i, item in enumerate(_sequence(value, path)):
+        _check_name(item, f"{path}[{i}]")
+        yield item
+
+
+def _check_name(item: Any, path: str) -> None:
+    if not isinstance(item, str) or not is_name(item):
+        raise ContractViolation(f"{item!r} is not a single registered name token", path=path)
+    found = forbidden_item_in(item)
+    if found is not None:
+        raise ContractViolation(f"{item!r} carries forbidden item {found}", item=found, path=path)
+
+
+def _unit(value: Any, path: str) -> UnitTriple:
+    if isinstance(value, UnitTriple):
+        value = value.model_dump()
+    if not isinstance(value, Mapping) or set(value) != {"unit", "dimension", "qualifier"}:
+        raise ContractViolation("a unit entry is exactly {unit, dimension, qualifier}", path=path)
+    if not isinstance(value["unit"], str) or not is_unit(value["unit"]):
+        raise ContractViolation(f"{value['unit']!r} is not a unit symbol", path=f"{path}.unit")
+    for part in ("dimension", "qualifier"):
+        if value[part] is not None:
+            _check_name(value[part], f"{path}.{part}")
+    return UnitTriple(unit=value["unit"], dimension=value["dimension"], qualifier=value["qualifier"])
+
+
+def _unit_order(u: UnitTriple) -> tuple[tuple[bool, str], tuple[bool, str], tuple[bool, str]]:
+    def part(v: str | None) -> tuple[bool, str]:
+        return (v is not None, v or "")
+
+    return (part(u.dimension), part(u.unit), part(u.qualifier))
+
+
+def _identifier(value: Any, path: str) -> StableIdentifier:
+    if isinstance(value, StableIdentifier):
+        value = value.model_dump()
+    if not isinstance(value, Mapping) or set(value) != {"semantic_id", "value"}:
+        raise ContractViolation("a stable identifier is exactly {semantic_id, value}", path=path)
+    _check_name(value["semantic_id"], f"{path}.semantic_id")
+    if not isinstance(value["value"], str) or not is_identifier(value["value"]):
+        raise ContractViolation(
+            f"{value['value']!r} does not match the identifier pattern", path=f"{path}.value"
+        )
+    return StableIdentifier(semantic_id=value["semantic_id"], value=value["value"])
+
+
+def _violation_from(err: ValidationError) -> ContractViolation:
+    first = err.errors()[0]
+    path = ".".join(str(p) for p in first.get("loc", ()))
+    return ContractViolation(first.get("msg", str(err)), path=path)
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ContractViolation(f"duplicate key {key!r}", path=key)
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> NoReturn:
+    raise ContractViolation(f"{name} is not JSON")
