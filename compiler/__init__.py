@@ -1,0 +1,36 @@
+"""The spec compiler: load -> validate -> freeze/verify -> compile (see README.md beside this file).
+
+Public functions (the CLI and other areas call these; each raises SchemaRouterError with a complete
+message on a user's mistake):
+
+* ``validate_project(paths) -> ValidatedSpecs``
+* ``freeze_project(paths, *, reason) -> FreezeResult``
+* ``verify_project(paths) -> VerifyReport`` (never raises on drift; ``report.clean``)
+* ``require_verified(paths) -> VerifyReport`` (raises on drift)
+* ``compile_project(paths, *, write_manifest=True, require_frozen=False) -> CompiledSpec``
+* ``record_scoring_started(paths, run_id, *, compiled) -> ScoringStarted`` (from the runtime)
+"""
+
+from schemarouter.compiler.compile import build_compiled_spec, compile_project, write_compiled
+from schemarouter.compiler.freeze import FreezeResult, freeze_project
+from schemarouter.compiler.issues import SpecIssue, SpecValidationError
+from schemarouter.compiler.validate import ValidatedSpecs, validate_project
+from schemarouter.compiler.verify import VerifyReport, require_verified, verify_project
+from schemarouter.runtime.spec_model.lock import record_scoring_started, scoring_started
+
+__all__ = [
+    "FreezeResult",
+    "SpecIssue",
+    "SpecValidationError",
+    "ValidatedSpecs",
+    "VerifyReport",
+    "build_compiled_spec",
+    "compile_project",
+    "freeze_project",
+    "record_scoring_started",
+    "require_verified",
+    "scoring_started",
+    "validate_project",
+    "verify_project",
+    "write_compiled",
+]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import yaml
 from schemarouter.compiler.issues import Position, SpecIssue
@@ -45,9 +45,8 @@ _PLAIN_SCALAR_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL}
 
 
 class _CoreSchemaResolver(BaseResolver):
-    """Implicit scalar resolution by the YAML 1.2 core schema."""
-
-    yaml_implicit_resolvers: ClassVar[dict[Any, list[tuple[str, re.Pattern[str]]]]] = {}
+    """Implicit scalar resolution by the YAML 1.2 core schema (filled below; PyYAML copies the
+    base class's empty table on the first add_implicit_resolver)."""
 
 
 for _tag, _pattern, _first in (
@@ -74,13 +73,13 @@ class _MarkingLoader(Reader, Scanner, Parser, Composer, _CoreSchemaResolver):
         _CoreSchemaResolver.__init__(self)
         self.sharing_marks: list[tuple[str, Any]] = []
 
-    def compose_node(self, parent: Node | None, index: Any) -> Node:
+    def compose_node(self, parent: Node | None, index: Any) -> Node | None:
         event = self.peek_event()
         if isinstance(event, AliasEvent):
             self.sharing_marks.append((f"alias *{event.anchor}", event.start_mark))
         elif event.anchor is not None:
             self.sharing_marks.append((f"anchor &{event.anchor}", event.start_mark))
-        return super().compose_node(parent, index)  # type: ignore[no-any-return]
+        return super().compose_node(parent, index)
 
 
 @dataclass
@@ -160,6 +159,7 @@ class _Walker:
             if node.tag != _SEQ:
                 self.problem(node, path, f"tag {node.tag!r} is not plain data")
             return [self.value(item, (*path, index)) for index, item in enumerate(node.value)]
+        assert isinstance(node, ScalarNode)
         return self.scalar(node, path)
 
     def mapping(self, node: MappingNode, path: PathKey) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import json
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, Field, ValidationError
 from schemarouter.runtime.spec_model._base import FrozenModel
@@ -28,7 +28,7 @@ from schemarouter.runtime.spec_model.strata import StratumSpec
 
 from schemarouter.errors import SchemaRouterError
 
-MANIFEST_SCHEMA_VERSION = 1
+MANIFEST_SCHEMA_VERSION: Final = 1
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
@@ -133,7 +133,8 @@ def load_compiled(path: Path) -> CompiledSpec:
     version = data.get("manifest_schema_version") if isinstance(data, dict) else None
     if version != MANIFEST_SCHEMA_VERSION:
         raise SchemaRouterError(
-            f"{path}: manifest_schema_version {version!r} is not {MANIFEST_SCHEMA_VERSION}; run `sr compile` again"
+            f"{path}: manifest_schema_version {version!r} is not {MANIFEST_SCHEMA_VERSION}; "
+            "run `sr compile` again"
         )
     try:
         return CompiledSpec.model_validate(data)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import AwareDatetime, Field, ValidationError
 from schemarouter.runtime.spec_model._base import FrozenModel
@@ -27,7 +27,7 @@ from schemarouter.project import ProjectPaths
 if TYPE_CHECKING:
     from schemarouter.runtime.spec_model.compiled import CompiledSpec
 
-LOCK_VERSION = 1
+LOCK_VERSION: Final = 1
 ROOT_RULE = (
     "sha256 of the RFC 8785 JSON of [[path, file digest hex], ...] over every frozen file, sorted by path"
 )

@@ -1,4 +1,6 @@
-"""Regenerate compiled_manifest.schema.json from the models: ``python -m schemarouter.runtime.spec_model.write_manifest_schema``.
+"""Regenerate compiled_manifest.schema.json from the models.
+
+Run: ``python -m schemarouter.runtime.spec_model.write_manifest_schema``.
 
 tests/test_spec_compile.py fails when the checked-in schema differs from the models.
 """

@@ -1,0 +1,135 @@
+"""Canonical content and sha256 digests of frozen files, and the root hash over them.
+
+What is hashed (``FileDigest.canonical``):
+
+* ``jcs-yaml``: a ``.yaml`` file is parsed (strictly, see yaml_loader) and its data serialized as
+  RFC 8785 canonical JSON. Comments, key order, quoting and whitespace do not count; the data does.
+  Anything that must be frozen therefore belongs in a field (``rationale:``), not in a comment.
+* ``jcs-json``: a ``.json`` file, likewise parsed and serialized as RFC 8785 JSON.
+* ``jcs-jsonl``: a ``.jsonl`` file is the JSON array of its non-blank lines' records, as RFC 8785 JSON.
+* ``bytes-lf``: every other file (or a JSON file whose numbers RFC 8785 cannot represent): its raw
+  bytes with CRLF and CR turned into LF.
+
+The root hash is the sha256 of the RFC 8785 JSON of ``[[path, digest hex], ...]`` sorted by path.
+These rules are pinned by tests/test_spec_freeze.py; changing them changes every freeze.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import rfc8785
+from schemarouter.compiler.json_loader import parse_json_strict
+from schemarouter.compiler.yaml_loader import load_yaml_text
+from schemarouter.runtime.spec_model import Digest, FileDigest
+
+ITEM_ID_KEYS = ("route_id", "task_id", "id")
+ITEM_DIGEST_LENGTH = 16
+
+
+def jcs(data: Any) -> bytes:
+    """RFC 8785 canonical JSON of ``data``."""
+    return rfc8785.dumps(data)
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def normalized_bytes(raw: bytes) -> bytes:
+    """Line endings normalized to LF."""
+    return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """One frozen file's digest, its parsed data when it is data, and why it could not be parsed."""
+
+    path: str
+    digest: FileDigest
+    data: Any = None
+    problem: str | None = None
+
+    @property
+    def is_data(self) -> bool:
+        return self.digest.canonical != "bytes-lf"
+
+
+def _parse(path: str, text: str) -> Any:
+    """Parse YAML, JSON or JSONL text strictly; raise ValueError with a message on failure."""
+    if path.endswith(".yaml"):
+        loaded = load_yaml_text(text, file=path)
+        if loaded.issues:
+            raise ValueError(str(loaded.issues[0]))
+        return loaded.data
+    if path.endswith(".jsonl"):
+        records = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    records.append(parse_json_strict(line))
+                except ValueError as err:
+                    raise ValueError(f"{path}:{number}: not valid JSON: {err}") from None
+        return records
+    try:
+        return parse_json_strict(text)
+    except ValueError as err:
+        raise ValueError(f"{path}: not valid JSON: {err}") from None
+
+
+def _kind(path: str) -> str:
+    for suffix, kind in ((".yaml", "jcs-yaml"), (".jsonl", "jcs-jsonl"), (".json", "jcs-json")):
+        if path.endswith(suffix):
+            return kind
+    return "bytes-lf"
+
+
+def fingerprint(root: Path, path: str) -> Fingerprint:
+    """The digest of project file ``path`` (project-relative, forward slashes)."""
+    raw = (root / path).read_bytes()
+    bytes_digest = FileDigest(
+        algorithm="sha256", digest=sha256_hex(normalized_bytes(raw)), canonical="bytes-lf"
+    )
+    kind = _kind(path)
+    if kind == "bytes-lf":
+        return Fingerprint(path, bytes_digest)
+    try:
+        data = _parse(path, raw.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        return Fingerprint(path, bytes_digest, problem=f"{path}: not UTF-8 text: {err.reason}")
+    except ValueError as err:
+        return Fingerprint(path, bytes_digest, problem=str(err))
+    try:
+        canonical = jcs(data)
+    except rfc8785.CanonicalizationError:
+        return Fingerprint(path, bytes_digest, data=data)
+    digest = FileDigest(algorithm="sha256", digest=sha256_hex(canonical), canonical=kind)  # type: ignore[arg-type]
+    return Fingerprint(path, digest, data=data)
+
+
+def root_digest(digests: dict[str, FileDigest]) -> Digest:
+    """The root hash over the sorted (path, digest) list."""
+    pairs = [[path, digests[path].digest] for path in sorted(digests)]
+    return Digest(algorithm="sha256", digest=sha256_hex(jcs(pairs)))
+
+
+def item_digests(data: Any) -> tuple[str, dict[str, str]] | None:
+    """For a catalog-like file (a list of identified records, or an object holding one), the id key and
+    a short digest per item; None when the file holds no such list."""
+    candidates: list[Any] = [data] if isinstance(data, list) else []
+    if isinstance(data, dict):
+        candidates = [data[key] for key in sorted(data) if isinstance(data[key], list)]
+    for items in candidates:
+        if not items or not all(isinstance(item, dict) for item in items):
+            continue
+        for key in ITEM_ID_KEYS:
+            ids = [item.get(key) for item in items]
+            if all(isinstance(i, str) for i in ids) and len(set(ids)) == len(ids):
+                try:
+                    return key, {item[key]: sha256_hex(jcs(item))[:ITEM_DIGEST_LENGTH] for item in items}
+                except rfc8785.CanonicalizationError:
+                    return None
+    return None

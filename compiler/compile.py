@@ -1,0 +1,128 @@
+"""Compile the specs into frozen runtime objects and write build/compiled.json.
+
+Order: validate (every problem, or stop) -> verify against spec/freeze.lock (drift: stop with the drift
+message; no lock: a draft) -> build the typed models, resolving what the runtime should not re-derive
+(``applies_to: all`` into condition ids, ``values_from`` into values) -> write the manifest.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Any
+
+from pydantic import ValidationError
+from schemarouter.compiler.git_info import git_state
+from schemarouter.compiler.validate import validate_project
+from schemarouter.compiler.verify import current_fingerprints, require_verified
+from schemarouter.runtime.spec_model import (
+    MANIFEST_SCHEMA_VERSION,
+    BuildInfo,
+    CompiledSpec,
+    ConditionLimitsSpec,
+    ConditionSpec,
+    ExperimentSpec,
+    FreezeRef,
+    GateSpec,
+    MetricSpec,
+    StateContractSpec,
+    StratumSpec,
+    manifest_json,
+    read_lock,
+)
+
+from schemarouter import __version__
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+
+COMPILER_VERSION = __version__
+
+
+def compile_project(
+    paths: ProjectPaths, *, write_manifest: bool = True, require_frozen: bool = False
+) -> CompiledSpec:
+    """Validate, verify and compile the project's specs; write build/compiled.json unless told not to.
+
+    Without spec/freeze.lock the result is a draft (``build.draft``), unless ``require_frozen``.
+    Raises SchemaRouterError on invalid specs, on drift from the lock, or on a missing lock when required.
+    """
+    validated = validate_project(paths)
+    lock = read_lock(paths.lock_file)
+    if lock is None:
+        if require_frozen:
+            raise SchemaRouterError(
+                'spec/freeze.lock: not found; freeze the specs first: sr freeze --reason "<why>"'
+            )
+        sources = {path: f.digest for path, f in current_fingerprints(paths).items()}
+        freeze = None
+    else:
+        report = require_verified(paths)
+        sources = {path: f.digest for path, f in report.current.items()}
+        freeze = FreezeRef(
+            root=lock.root,
+            frozen_at=lock.frozen_at,
+            reason=lock.reason,
+            scoring_started=lock.scoring_started is not None,
+        )
+    build = BuildInfo(
+        compiler_version=COMPILER_VERSION,
+        draft=freeze is None,
+        freeze=freeze,
+        git=git_state(paths.root),
+        sources=sources,
+    )
+    spec = build_compiled_spec(validated.data, build)
+    if write_manifest:
+        write_compiled(paths, spec)
+    return spec
+
+
+def build_compiled_spec(data: dict[str, Any], build: BuildInfo) -> CompiledSpec:
+    """The typed bundle from validated spec data."""
+    data = copy.deepcopy(data)
+    conditions = data["conditions"]
+    condition_ids = [c["id"] for c in conditions["conditions"]]
+    try:
+        return CompiledSpec(
+            manifest_schema_version=MANIFEST_SCHEMA_VERSION,
+            build=build,
+            experiment=ExperimentSpec.model_validate(data["experiment"]),
+            state_contract=StateContractSpec.model_validate(_resolve_values_from(data["state_contract"])),
+            conditions=tuple(ConditionSpec.model_validate(c) for c in conditions["conditions"]),
+            condition_limits=ConditionLimitsSpec.model_validate(conditions["limits"]),
+            tasks_per_cell=data["strata"]["tasks_per_cell"],
+            strata=tuple(StratumSpec.model_validate(s) for s in data["strata"]["strata"]),
+            metrics=tuple(
+                MetricSpec.model_validate(_resolve_applies_to(m, condition_ids))
+                for m in data["metrics"]["metrics"]
+            ),
+            gate=GateSpec.model_validate(data["gates"]),
+            raw=data,
+        )
+    except ValidationError as err:
+        # The schemas passed, so the runtime models disagree with them: a defect of this package.
+        raise SchemaRouterError(f"the compiled models do not accept the validated specs:\n{err}") from None
+
+
+def _resolve_values_from(contract: dict[str, Any]) -> dict[str, Any]:
+    contract = copy.deepcopy(contract)
+    for field in contract["allowed"]:
+        source = field["type"].get("values_from")
+        if source is not None:
+            field["type"]["values"] = list(contract[source])
+    return contract
+
+
+def _resolve_applies_to(metric: dict[str, Any], condition_ids: list[str]) -> dict[str, Any]:
+    if metric["applies_to"] == "all":
+        return {**metric, "applies_to": list(condition_ids)}
+    return metric
+
+
+def write_compiled(paths: ProjectPaths, spec: CompiledSpec) -> None:
+    """Write build/compiled.json atomically."""
+    target = paths.compiled_manifest
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    tmp.write_text(manifest_json(spec), encoding="utf-8")
+    os.replace(tmp, target)

@@ -1,0 +1,146 @@
+"""Recompute the digests of the frozen files and compare them with spec/freeze.lock.
+
+A drift names every file added, removed or changed; for a spec file it says what changed in its data
+(from the lock's snapshot), for a catalog which identified items were added, removed or changed. The
+lock is also checked against itself: its root must be the root of its file list, and each snapshot must
+hash to its file's digest, so a hand-edited lock is caught too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from schemarouter.compiler.canonical import (
+    Fingerprint,
+    fingerprint,
+    item_digests,
+    jcs,
+    root_digest,
+    sha256_hex,
+)
+from schemarouter.compiler.frozen_files import frozen_paths
+from schemarouter.compiler.semantic_diff import describe_changes
+from schemarouter.runtime.spec_model import Digest, FreezeLock, read_lock
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+
+MAX_ITEM_LINES = 20
+
+
+def current_fingerprints(paths: ProjectPaths) -> dict[str, Fingerprint]:
+    """The digest of every file a freeze would cover now."""
+    return {path: fingerprint(paths.root, path) for path in frozen_paths(paths)}
+
+
+@dataclass
+class VerifyReport:
+    """The outcome of comparing the project's files with its lock."""
+
+    lock: FreezeLock
+    current: dict[str, Fingerprint]
+    root: Digest
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    changed: dict[str, list[str]] = field(default_factory=dict)
+    lock_problems: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.added or self.removed or self.changed or self.lock_problems)
+
+    def drift_lines(self) -> list[str]:
+        """One line per finding, each starting with the file it concerns."""
+        lines = [f"spec/freeze.lock: {problem}" for problem in self.lock_problems]
+        lines += [f"{path}: removed (frozen, now missing)" for path in self.removed]
+        lines += [f"{path}: added (not in the lock)" for path in self.added]
+        for path, details in sorted(self.changed.items()):
+            lines.append(f"{path}: changed")
+            lines += [f"{path}: {detail}" for detail in details]
+        return lines
+
+    def message(self) -> str:
+        """The full drift message verify prints (and compile refuses with)."""
+        if self.clean:
+            return f"spec/freeze.lock: OK, {len(self.current)} files match root {self.root}"
+        count = len(self.added) + len(self.removed) + len(self.changed)
+        head = (
+            f"spec/freeze.lock: drift: {count} file{'s' if count != 1 else ''} differ from the freeze "
+            f"(frozen root {self.lock.root}, current root {self.root})"
+        )
+        hint = (
+            'If the change is intended and no scored run has started, re-freeze: sr freeze --reason "<why>"'
+        )
+        if self.lock.scoring_started is not None:
+            hint = (
+                f"Scoring started (run {self.lock.scoring_started.run_id}); the frozen files may not change. "
+                "Restore them from the frozen commit."
+            )
+        return "\n".join([head, *self.drift_lines(), hint])
+
+
+def verify_project(paths: ProjectPaths) -> VerifyReport:
+    """Compare the project's files with spec/freeze.lock; raise SchemaRouterError if there is no lock."""
+    lock = read_lock(paths.lock_file)
+    if lock is None:
+        raise SchemaRouterError(
+            'spec/freeze.lock: not found; the specs are a draft. Freeze them with: sr freeze --reason "<why>"'
+        )
+    current = current_fingerprints(paths)
+    report = VerifyReport(
+        lock=lock, current=current, root=root_digest({p: f.digest for p, f in current.items()})
+    )
+    report.lock_problems = lock_consistency_problems(lock)
+    report.removed = sorted(set(lock.files) - set(current))
+    report.added = sorted(set(current) - set(lock.files))
+    for path in sorted(set(lock.files) & set(current)):
+        if current[path].digest != lock.files[path]:
+            report.changed[path] = explain_change(lock, current[path])
+    return report
+
+
+def lock_consistency_problems(lock: FreezeLock) -> list[str]:
+    """Ways the lock disagrees with itself (a hand edit)."""
+    problems = []
+    if root_digest(lock.files) != lock.root:
+        problems.append("corrupt: its root is not the root of its file list")
+    for path, data in sorted(lock.snapshots.items()):
+        frozen = lock.files.get(path)
+        if frozen is None or frozen.canonical == "bytes-lf" or sha256_hex(jcs(data)) != frozen.digest:
+            problems.append(f"corrupt: the snapshot of {path} does not match its digest")
+    return problems
+
+
+def explain_change(lock: FreezeLock, now: Fingerprint) -> list[str]:
+    """What changed in one file, as far as the lock lets us say."""
+    if now.problem:
+        return [f"cannot be parsed now: {now.problem}"]
+    path = now.path
+    if path in lock.snapshots and now.is_data:
+        prefix = path.rsplit("/", 1)[-1].removesuffix(".yaml").removesuffix(".json")
+        lines = describe_changes(lock.snapshots[path], now.data, prefix)
+        return lines or ["content changed (same data, different canonical form)"]
+    frozen_items = lock.catalog_items.get(path)
+    found = item_digests(now.data) if now.data is not None else None
+    if frozen_items is None or found is None or found[0] != frozen_items.key:
+        return []
+    key, items = found
+    lines = []
+    for item_id in sorted(set(frozen_items.items) - set(items)):
+        lines.append(f'{key} "{item_id}" removed')
+    for item_id in sorted(set(items) - set(frozen_items.items)):
+        lines.append(f'{key} "{item_id}" added')
+    for item_id in sorted(set(items) & set(frozen_items.items)):
+        if items[item_id] != frozen_items.items[item_id]:
+            lines.append(f'{key} "{item_id}" changed')
+    if len(lines) > MAX_ITEM_LINES:
+        lines = [*lines[:MAX_ITEM_LINES], f"... and {len(lines) - MAX_ITEM_LINES} more items"]
+    return lines or ["content outside the identified items changed"]
+
+
+def require_verified(paths: ProjectPaths) -> VerifyReport:
+    """verify_project, raising SchemaRouterError with the drift message when anything drifted."""
+    report = verify_project(paths)
+    if not report.clean:
+        raise SchemaRouterError(report.message())
+    return report
