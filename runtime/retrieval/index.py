@@ -1,0 +1,196 @@
+"""RetrievalIndex: one in-RAM Tantivy index per catalog, built once and shared by every retriever.
+
+Build, in order:
+1. sort endpoints by route ID; a document's ordinal is its position, so DocId order is route ID order;
+2. for every spec'd field, analyze the endpoint's source text (Python analyzers emit space-joined terms);
+3. add all documents with one single-threaded writer, commit once: one segment, global BM25 statistics;
+4. read each field's vocabulary, so a query keeps only terms that can match.
+
+Query (``search``): analyze the text with each field's analyzer, keep terms in that field's vocabulary,
+and OR boosted term queries (boost = field boost x term count in the query). Text is never parsed as
+query syntax, so no input string can fail or change the query's shape. Hits are ordered by score,
+then route ID (Tantivy's own tie order, since document order is route ID order).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import tantivy
+from schemarouter.runtime.catalog.model import Catalog, Endpoint
+from schemarouter.runtime.retrieval.analyzers import Analyzer, make_analyzer
+from schemarouter.runtime.retrieval.document import source_text
+from schemarouter.runtime.retrieval.spec import RetrieverSpec
+
+from schemarouter.errors import SchemaRouterError
+
+_ORDINAL = "ordinal"
+_WRITER_HEAP_BYTES = 512_000_000  # large enough that 50k endpoints fit in one segment
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Route IDs in rank order with their scores (scores are for audit only)."""
+
+    route_ids: tuple[str, ...]
+    scores: tuple[float, ...]
+
+
+class RetrievalIndex:
+    """A catalog's search index. Build with ``RetrievalIndex.build``; immutable afterwards."""
+
+    def __init__(
+        self,
+        *,
+        spec: RetrieverSpec,
+        route_ids: tuple[str, ...],
+        index: tantivy.Index,
+        analyzers: dict[str, Analyzer],
+        vocabularies: dict[str, frozenset[str]],
+        build_seconds: float,
+    ) -> None:
+        self.spec = spec
+        self.route_ids = route_ids
+        self.build_seconds = build_seconds
+        self._index = index
+        self._schema = index.schema
+        self._searcher = index.searcher()
+        self._analyzers = analyzers
+        self._vocabularies = vocabularies
+        self._plan = tuple((f.id, f.analyzer, f.boost) for f in spec.fields)
+        self._clauses: dict[tuple[str, str, int], tantivy.Query] = {}
+
+    @property
+    def size(self) -> int:
+        return len(self.route_ids)
+
+    @classmethod
+    def build(cls, catalog: Catalog | Sequence[Endpoint], spec: RetrieverSpec) -> RetrievalIndex:
+        """Index a catalog (or any endpoint sequence, e.g. a scaled synthetic one)."""
+        started = time.perf_counter()
+        endpoints = sorted(
+            catalog.endpoints if isinstance(catalog, Catalog) else catalog, key=lambda e: e.route_id
+        )
+        route_ids = tuple(e.route_id for e in endpoints)
+        if len(set(route_ids)) != len(route_ids):
+            raise SchemaRouterError("retrieval index: the catalog has duplicate route IDs")
+        analyzers = {name: make_analyzer(a, spec.max_token_bytes) for name, a in spec.analyzers.items()}
+
+        builder = tantivy.SchemaBuilder()
+        for field in spec.fields:
+            builder.add_text_field(
+                field.id, stored=False, tokenizer_name=f"sr_{field.analyzer}", index_option="freq"
+            )
+        builder.add_unsigned_field(_ORDINAL, stored=False, indexed=False, fast=True)
+        index = tantivy.Index(builder.build())
+        for name, analyzer in analyzers.items():
+            index.register_tokenizer(f"sr_{name}", analyzer.tantivy_analyzer())
+
+        writer = index.writer(heap_size=_WRITER_HEAP_BYTES, num_threads=1)
+        memo: dict[tuple[str, str], str] = {}
+        for ordinal, endpoint in enumerate(endpoints):
+            doc = tantivy.Document()
+            for field in spec.fields:
+                raw = source_text(endpoint, field.sources)
+                key = (field.analyzer, raw)
+                text = memo.get(key)
+                if text is None:
+                    text = memo[key] = analyzers[field.analyzer].index_text(raw)
+                doc.add_text(field.id, text)
+            doc.add_unsigned(_ORDINAL, ordinal)
+            writer.add_document(doc)
+        writer.commit()
+        writer.wait_merging_threads()
+        index.reload()
+        searcher = index.searcher()
+        _check_single_segment(searcher, len(endpoints))
+        vocabularies = {
+            f.id: frozenset(term for term, _ in searcher.terms_with_prefix(f.id, ""))
+            if endpoints
+            else frozenset()
+            for f in spec.fields
+        }
+        return cls(
+            spec=spec,
+            route_ids=route_ids,
+            index=index,
+            analyzers=analyzers,
+            vocabularies=vocabularies,
+            build_seconds=time.perf_counter() - started,
+        )
+
+    def query(self, text: str) -> tantivy.Query | None:
+        """The boolean query for ``text``, or None when no term of it occurs in the index."""
+        terms_by_analyzer: dict[str, Counter[str]] = {}
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for field_id, analyzer_name, _boost in self._plan:
+            counts = terms_by_analyzer.get(analyzer_name)
+            if counts is None:
+                counts = terms_by_analyzer[analyzer_name] = Counter(
+                    self._analyzers[analyzer_name].terms(text)
+                )
+            vocabulary = self._vocabularies[field_id]
+            for term in sorted(t for t in counts if t in vocabulary):
+                clauses.append((tantivy.Occur.Should, self._clause(field_id, term, counts[term])))
+        if not clauses:
+            return None
+        return tantivy.Query.boolean_query(clauses)
+
+    def search(self, text: str, limit: int) -> Ranking:
+        """The top ``limit`` routes for ``text`` (fewer if fewer match; none for text without known terms)."""
+        return self.search_query(self.query(text), limit)
+
+    def search_query(self, query: tantivy.Query | None, limit: int) -> Ranking:
+        """Run a prebuilt query; equal scores are ordered by route ID.
+
+        Tantivy's top-docs collector orders ties by ascending document address, also at the cut-off,
+        and document order is route ID order (one segment, added sorted), so its top ``limit`` is the
+        top ``limit`` under (score descending, route ID ascending). The re-sort is a no-op guard;
+        tests pin the behaviour at the cut-off.
+        """
+        limit = min(max(limit, 0), len(self.route_ids))
+        if query is None or limit == 0:
+            return Ranking((), ())
+        hits = self._searcher.search(query, limit, count=False).hits
+        top = sorted(((score, address.doc) for score, address in hits), key=lambda h: (-h[0], h[1]))
+        return Ranking(tuple(self.route_ids[doc] for _, doc in top), tuple(score for score, _ in top))
+
+    def raw_search(self, query: tantivy.Query, limit: int) -> list[tuple[float, int]]:
+        """Tantivy alone, no tie handling: the baseline ``sr bench retrieval`` compares against."""
+        return [
+            (score, address.doc) for score, address in self._searcher.search(query, limit, count=False).hits
+        ]
+
+    def _clause(self, field_id: str, term: str, count: int) -> tantivy.Query:
+        key = (field_id, term, count)
+        clause = self._clauses.get(key)
+        if clause is None:
+            boost = self._boost(field_id) * count
+            clause = tantivy.Query.boost_query(
+                tantivy.Query.term_query(self._schema, field_id, term, index_option="freq"), boost
+            )
+            self._clauses[key] = clause
+        return clause
+
+    def _boost(self, field_id: str) -> float:
+        return next(boost for fid, _, boost in self._plan if fid == field_id)
+
+
+def _check_single_segment(searcher: tantivy.Searcher, n: int) -> None:
+    if n == 0:
+        return
+    if searcher.num_segments != 1 or searcher.num_docs != n:
+        raise SchemaRouterError(
+            f"retrieval index: expected 1 segment of {n} documents, got {searcher.num_segments} "
+            f"segments of {searcher.num_docs}; rankings would not be deterministic"
+        )
+    hits = searcher.search(tantivy.Query.all_query(), n, count=False).hits
+    addresses = [address for _, address in hits]
+    ordinals = searcher.fast_field_values(_ORDINAL, addresses)
+    if sorted(a.doc for a in addresses) != list(range(n)) or any(
+        a.doc != o for a, o in zip(addresses, ordinals, strict=True)
+    ):
+        raise SchemaRouterError("retrieval index: document IDs do not follow route ID order")
