@@ -9,8 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from schemarouter.runtime.catalog.model import JsonType
+from schemarouter.runtime.catalog.model import JsonType, SideEffect
 
 
 class ObservedField(BaseModel):
@@ -36,9 +35,14 @@ class ToolResult(BaseModel):
     route_id: str = Field(description="The executed route.")
     status: Literal["ok", "error"] = Field(description="ok or error.")
     error_class: str | None = Field(default=None, description="Typed error class when status is error.")
-    fields: tuple[ObservedField, ...] = Field(default=(), description="Typed output values, in catalog order.")
+    fields: tuple[ObservedField, ...] = Field(
+        default=(), description="Typed output values, in catalog order."
+    )
     message: str | None = Field(
         default=None, description="Free text (may hold planted instructions). Never reaches retrieval."
+    )
+    side_effect: SideEffect | None = Field(
+        default=None, description="The executed route's side-effect class, stamped by the simulator."
     )
 
     def model_view(self) -> dict[str, Any]:

@@ -1,0 +1,23 @@
+"""One executed call as the task check and the plan state machine read it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from schemarouter.runtime.simulator.result import ToolResult
+
+
+class ExecutedCall(BaseModel):
+    """A call that the gate allowed and the simulator executed, with its typed result."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    route_id: str = Field(description="The executed route.")
+    arguments: dict[str, Any] = Field(description="The arguments it was executed with.")
+    result: ToolResult = Field(description="The simulator's typed result.")
+
+    @property
+    def outcome(self) -> str:
+        """``ok`` or the typed error class."""
+        return "ok" if self.result.status == "ok" else (self.result.error_class or "error")

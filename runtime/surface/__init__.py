@@ -1,0 +1,36 @@
+"""The frozen task surface: tasks, their gold plans as state machines, and the deterministic task check."""
+
+from schemarouter.runtime.simulator.calls import ExecutedCall
+from schemarouter.runtime.surface.check import TaskCheck, check_task, milestones_reached
+from schemarouter.runtime.surface.gold import execute_gold_plan
+from schemarouter.runtime.surface.io import load_surface
+from schemarouter.runtime.surface.model import (
+    ExpectedValue,
+    Grant,
+    Hazards,
+    HiddenTask,
+    Milestone,
+    PlanStep,
+    Task,
+    VisibleTask,
+)
+from schemarouter.runtime.surface.plan import next_required_route, required_routes
+
+__all__ = [
+    "ExecutedCall",
+    "ExpectedValue",
+    "Grant",
+    "Hazards",
+    "HiddenTask",
+    "Milestone",
+    "PlanStep",
+    "Task",
+    "TaskCheck",
+    "VisibleTask",
+    "check_task",
+    "execute_gold_plan",
+    "load_surface",
+    "milestones_reached",
+    "next_required_route",
+    "required_routes",
+]

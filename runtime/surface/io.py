@@ -1,0 +1,38 @@
+"""``catalogs/surface.jsonl``: one task per line, visible keys at top level, hidden under ``hidden``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from schemarouter.runtime.surface.model import Task
+
+from schemarouter.errors import SchemaRouterError
+
+SURFACE_FILE = "surface.jsonl"
+
+
+def dump_surface(tasks: Iterable[Task]) -> str:
+    """The exact text of the surface file (tasks sorted by task_id, compact sorted-key JSON lines)."""
+    rows = sorted(tasks, key=lambda t: t.task_id)
+    return "".join(
+        json.dumps(t.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        + "\n"
+        for t in rows
+    )
+
+
+def load_surface(catalogs_dir: Path) -> list[Task]:
+    """All tasks of the frozen surface, sorted by task_id."""
+    path = Path(catalogs_dir) / SURFACE_FILE
+    if not path.exists():
+        raise SchemaRouterError(f"{path}: no task surface; run `sr generate` first")
+    tasks = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                tasks.append(Task.model_validate_json(line))
+            except ValueError as err:
+                raise SchemaRouterError(f"{path}:{number}: not a valid task: {err}") from None
+    return sorted(tasks, key=lambda t: t.task_id)
