@@ -63,14 +63,14 @@ class EngineAdapter:
 
     def load(self, setup: EngineSetup) -> LoadedEngine:
         from schemarouter.runtime.engine import EngineResources
-        from schemarouter.runtime.surface.model import load_surface
 
-        paths = ProjectPaths.at(setup.project_root)
         resources = EngineResources.load(
-            paths=paths, compiled=setup.compiled, catalog_sizes=setup.catalog_sizes, agent=setup.agent
+            paths=ProjectPaths.at(setup.project_root),
+            compiled=setup.compiled,
+            catalog_sizes=setup.catalog_sizes,
+            agent=setup.agent,
         )
-        tasks = {task.task_id: task for task in load_surface(paths.catalogs_dir)}
-        return LoadedEngine(resources=resources, tasks=tasks)
+        return LoadedEngine(resources=resources, tasks=resources.tasks)
 
     def run(self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int) -> Any:
         from schemarouter.runtime.engine import run_episode

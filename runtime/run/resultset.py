@@ -31,6 +31,12 @@ class DirState:
     def unresolved(self) -> tuple[InfraEvent, ...]:
         return tuple(e for e in self.events if e.resolved_at is None)
 
+    @property
+    def shard_complete(self) -> bool:
+        """Every episode of this directory's shard committed and no unresolved infrastructure event."""
+        expected = set(self.manifest.scope.shard_keys(self.manifest.shard))
+        return self.committed == expected and not self.unresolved
+
 
 @dataclass(frozen=True)
 class ResultSet:

@@ -76,10 +76,17 @@ def score_result_set(
     out_dir: Path,
     on_scoring_started: Callable[[str], None] | None = None,
 ) -> ScoreResult:
+    """Steps 1-5: the scoring of record."""
     check_scoreable(result_set, current_freeze_hash=current_freeze_hash)
-    first = result_set.dirs[0].manifest
     if on_scoring_started is not None:
         on_scoring_started("+".join(sorted(d.manifest.run_id for d in result_set.dirs)))
+    return compute_scores(result_set, spec=spec, out_dir=out_dir)
+
+
+def compute_scores(result_set: ResultSet, *, spec: ScoringSpec, out_dir: Path) -> ScoreResult:
+    """Step 5 alone (still refusing a set that is not terminal). Use ``score_result_set``; only
+    ``sr bench run`` calls this directly, into a directory it deletes afterwards."""
+    first = result_set.dirs[0].manifest
     outcomes = read_terminal_outcomes(result_set)
     scope = result_set.scope
     rows = per_task_rows(outcomes, scope, spec)

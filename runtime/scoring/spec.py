@@ -110,6 +110,12 @@ class ScoringSpec(BaseModel):
         raise KeyError(metric_id)
 
     @classmethod
+    def from_compiled(cls, compiled: Any) -> ScoringSpec:
+        """From a CompiledSpec (its raw parsed spec files)."""
+        names = ("experiment", "conditions", "strata", "metrics", "gates")
+        return cls.from_raw({name: compiled.spec_data(name) for name in names})
+
+    @classmethod
     def from_raw(cls, raw: Mapping[str, Any]) -> ScoringSpec:
         """Build from the parsed YAML of experiment, conditions, strata, metrics and gates."""
         try:

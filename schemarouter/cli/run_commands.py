@@ -1,3 +1,162 @@
-"""`sr` commands for this area; registered on import by schemarouter.cli.app."""
+"""`sr run`, `sr status`, `sr score`, `sr golden`, `sr bench run`: thin typer commands over plain functions.
+
+The plain functions live in :mod:`schemarouter.cli.run_flow` (they join the compiler and the runtime);
+this module parses options, turns a SchemaRouterError into stderr + exit 1, and sets the exit code.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from schemarouter.cli.app import app, fail, paths
+from schemarouter.cli.bench_group import bench_app
+from schemarouter.errors import SchemaRouterError
+
+
+@app.command()
+def run(
+    ctx: typer.Context,
+    agent: Annotated[
+        str | None, typer.Option(help="Agent from spec/agent.yaml (default: its default_agent, reference).")
+    ] = None,
+    conditions: Annotated[
+        str | None, typer.Option(help="Comma-separated condition IDs or codes (C1..C5). Default: all five.")
+    ] = None,
+    catalogs: Annotated[
+        str | None, typer.Option(help="Comma-separated catalog sizes (100,250,500). Default: all three.")
+    ] = None,
+    tasks: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated task IDs, strata (two_step_state or S1) and languages (en): strata and "
+            "languages intersect, IDs are added. Default: all 180."
+        ),
+    ] = None,
+    shard: Annotated[
+        str | None, typer.Option(help="K/N: run shard K of N (round-robin over the canonical order).")
+    ] = None,
+    run_dir: Annotated[
+        Path | None, typer.Option(help="Run directory (default: runs/<run_id>/, a new one).")
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            help="Continue a run: skip committed episodes, re-run the rest (infrastructure events included). "
+            "With --run-dir, that directory's own scope; without, the newest run with the same options."
+        ),
+    ] = False,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes (one engine each).")] = 2,
+    draft: Annotated[
+        bool, typer.Option(help="Allow executing without spec/freeze.lock; such a run is never scored.")
+    ] = False,
+    max_events: Annotated[
+        int, typer.Option(min=1, help="Stop scheduling after this many infrastructure events in a session.")
+    ] = 20,
+    plots: Annotated[bool, typer.Option(help="Write the PNG plots after scoring.")] = True,
+) -> None:
+    """Run the experiment (all 2,700 episodes by default), then score it and print the gate verdict."""
+    from schemarouter.cli import run_flow
+
+    try:
+        code = run_flow.run_experiment(
+            paths=paths(ctx),
+            agent=agent,
+            conditions=conditions,
+            catalogs=catalogs,
+            tasks=tasks,
+            shard=shard,
+            run_dir=run_dir,
+            resume=resume,
+            workers=workers,
+            allow_draft=draft,
+            max_events=max_events,
+            plots=plots,
+        ).exit_code
+    except SchemaRouterError as err:
+        raise fail(str(err)) from None
+    raise typer.Exit(code)
+
+
+@app.command()
+def status(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="A run directory, or the shard directories of one run.")
+    ],
+) -> None:
+    """Progress and infrastructure events of a run. Never an outcome."""
+    from schemarouter.cli import run_flow
+
+    try:
+        run_flow.show_status(run_dirs=run_dirs)
+    except SchemaRouterError as err:
+        raise fail(str(err)) from None
+
+
+@app.command()
+def score(
+    ctx: typer.Context,
+    run_dirs: Annotated[
+        list[Path], typer.Argument(help="A run directory, or every shard directory of one run.")
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where to write the report (default: the run directory; runs/merged-<id>/ for shards)."
+        ),
+    ] = None,
+    plots: Annotated[bool, typer.Option(help="Write the PNG plots.")] = True,
+) -> None:
+    """Score a terminal run (or merge its shards) and print the gate verdict.
+
+    A set that is not terminal is sealed: exit 1 with progress counts only.
+    """
+    from schemarouter.cli import run_flow
+
+    try:
+        run_flow.score_runs(paths=paths(ctx), run_dirs=run_dirs, out=out, plots=plots)
+    except SchemaRouterError as err:
+        raise fail(str(err)) from None
+
+
+@app.command()
+def golden(
+    ctx: typer.Context,
+    update: Annotated[bool, typer.Option("--update", help="Rewrite golden/ from the reference run.")] = False,
+    check: Annotated[bool, typer.Option("--check", help="Compare golden/ with the reference run.")] = False,
+    run_dir: Annotated[
+        Path | None,
+        typer.Option(help="Use this scored, full reference run instead of running a fresh one."),
+    ] = None,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes for a fresh run.")] = 2,
+) -> None:
+    """Pin (--update) or check (--check) the reference run's gate output and metric point estimates."""
+    from schemarouter.cli import run_flow
+
+    if update == check:
+        raise fail("give exactly one of --update and --check")
+    try:
+        ok = run_flow.golden(paths=paths(ctx), update=update, run_dir=run_dir, workers=workers)
+    except SchemaRouterError as err:
+        raise fail(str(err)) from None
+    raise typer.Exit(0 if ok else 1)
+
+
+@bench_app.command("run")
+def bench_run(
+    ctx: typer.Context,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 2,
+) -> None:
+    """Time the full reference run (episodes) and the bootstrap separately; print episodes per second.
+
+    Runs in a scratch directory under build/ that is deleted afterwards; shows timings only, no outcome,
+    and records nothing in spec/freeze.lock.
+    """
+    from schemarouter.cli import run_flow
+
+    try:
+        run_flow.bench(paths=paths(ctx), workers=workers)
+    except SchemaRouterError as err:
+        raise fail(str(err)) from None

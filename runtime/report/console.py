@@ -1,0 +1,94 @@
+"""Terminal output of the run commands (rich): the verdict with its criteria table, and run status.
+
+``status_lines`` and ``print_status`` show progress and infrastructure events only; they are handed a
+ResultSet, which holds keys and counts, never outcomes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from schemarouter.runtime.run.resultset import ResultSet
+
+
+def print_verdict(console: Console, report: dict[str, Any]) -> None:
+    """The gate verdict and a short criteria table: code, metric, statistic, value, CI, threshold, passed."""
+    gate = report["gate"]
+    style = {"PASS": "bold green", "FAIL": "bold red"}.get(gate["verdict"], "bold yellow")
+    table = Table(title=f"Gate: {gate['treatment']} vs {gate['comparator']}", title_justify="left")
+    for column in ("catalog", "code", "metric", "statistic", "value", "95% CI", "threshold", "passed"):
+        table.add_column(column, justify="right" if column in ("value", "threshold") else "left")
+    for catalog, block in gate["by_catalog"].items():
+        for c in block["criteria"]:
+            ci = "exact" if c["ci_low"] is None and c["value"] is not None else _ci(c)
+            passed = {True: "[green]yes[/]", False: "[red]no[/]", None: "[yellow]n/a[/]"}[c["passed"]]
+            table.add_row(
+                catalog,
+                c["code"],
+                c["metric"],
+                c["statistic"],
+                _fmt(c["value"]),
+                ci,
+                f"{c['operator']} {_fmt(c['threshold'])}",
+                passed,
+            )
+        table.add_section()
+    console.print(table)
+    scope_note = "" if gate["preregistered_scope"] else " (sub-scope: not the preregistered verdict)"
+    console.print(f"Gate verdict: [{style}]{gate['verdict']}[/]{scope_note}")
+
+
+def status_lines(result_set: ResultSet) -> list[str]:
+    """Manifest facts, progress counts and infrastructure events of a result set."""
+    lines = []
+    for d in result_set.dirs:
+        m = d.manifest
+        lines += [
+            f"run {m.run_id}  ({d.run_dir})",
+            f"  created {m.created_at.isoformat()}  agent {m.agent.name}  shard {m.shard.label()}",
+            f"  freeze root {m.freeze.root_hash or 'none (draft)'}  source {m.source.git_commit}"
+            f"{' (dirty)' if m.source.dirty else ''}",
+            f"  sessions: {len(m.sessions)}"
+            + "".join(
+                f"\n    #{s.number} {s.started_at.isoformat()} -> "
+                f"{s.finished_at.isoformat() if s.finished_at else 'did not finish'}"
+                f"  committed {s.committed if s.committed is not None else '?'}"
+                f"  events {s.infrastructure_events if s.infrastructure_events is not None else '?'}"
+                for s in m.sessions
+            ),
+        ]
+    lines += result_set.progress_lines()
+    lines.append(f"terminal: {'yes' if result_set.terminal else 'no'}")
+    for d in result_set.dirs:
+        unresolved = d.unresolved
+        if unresolved:
+            lines.append(
+                f"unresolved infrastructure events in {d.manifest.run_id} (re-run them with --resume):"
+            )
+            for e in unresolved[:30]:
+                where = e.key.label() if e.key else "(no episode)"
+                lines.append(
+                    f"  #{e.id} session {e.session} {e.kind} {e.error_type}: {where}: {e.message[:160]}"
+                )
+            if len(unresolved) > 30:
+                lines.append(f"  ... and {len(unresolved) - 30} more")
+        resolved = len(d.events) - len(unresolved)
+        if resolved:
+            lines.append(f"resolved infrastructure events in {d.manifest.run_id}: {resolved}")
+    return lines
+
+
+def _ci(c: dict[str, Any]) -> str:
+    if c["ci_low"] is None:
+        return "undefined"
+    return f"[{_fmt(c['ci_low'])}, {_fmt(c['ci_high'])}]"
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "undefined"
+    if abs(value) >= 100:
+        return f"{value:,.1f}"
+    return f"{value:.4g}"

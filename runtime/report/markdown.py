@@ -1,0 +1,135 @@
+"""``report.md``: the tables a reader wants first, rendered from report.json (and latency.json).
+
+Order: verdict; gate criteria per catalog size; primary metrics per catalog size (point and 95% CI per
+condition); paired differences; wall latency (not deterministic); the plots.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemarouter.runtime.report.plots import PLOT_FILES
+
+REPORT_MD_FILE = "report.md"
+
+
+def render_markdown(report: dict[str, Any], latency: dict[str, Any] | None, titles: dict[str, str]) -> str:
+    """``titles`` maps metric IDs to their spec titles."""
+    scope, boot, gate = report["scope"], report["bootstrap"], report["gate"]
+    catalogs = [str(k) for k in scope["catalogs"]]
+    verdict = gate["verdict"]
+    lines = [
+        f"# SchemaRouter {report['experiment_id']}: gate verdict **{verdict}**",
+        "",
+    ]
+    if not scope["preregistered"]:
+        lines += ["> Sub-scope run: this is not the preregistered experiment's verdict.", ""]
+    lines += [
+        f"- Scope: {len(scope['conditions'])} conditions x {len(catalogs)} catalog sizes x "
+        f"{scope['tasks']} tasks = {scope['episodes']:,} episodes; agent `{report['agent']}`.",
+        f"- Freeze root `{report['freeze_root_hash']}`, source commit `{report['source_commit']}`.",
+        f"- Intervals: stratified task-cluster bootstrap over {boot['cells']} ({scope['cells']} cells), "
+        f"{boot['iterations']:,} paired resamples, seed {boot['seed']}, "
+        f"{boot['confidence']:.0%} percentile intervals; ratio metrics are ratios of sums.",
+        "",
+        f"## Gate: {gate['treatment']} vs {gate['comparator']}",
+        "",
+        "PASS needs every criterion at every catalog size.",
+        "",
+        "| code | criterion | test | " + " | ".join(f"catalog {k}" for k in catalogs) + " |",
+        "| --- | --- | --- | " + " | ".join("---" for _ in catalogs) + " |",
+    ]
+    criteria_rows: dict[str, list[dict[str, Any]]] = {}
+    for k in catalogs:
+        for c in gate["by_catalog"][k]["criteria"]:
+            criteria_rows.setdefault(c["code"], []).append(c)
+    for code, per_catalog in criteria_rows.items():
+        c0 = per_catalog[0]
+        test = f"{c0['statistic']} {c0['operator']} {_num(c0['threshold'])}"
+        cells = [_criterion_cell(c) for c in per_catalog]
+        lines.append(f"| {code} | {c0['title']} | {test} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for k in catalogs:
+        lines += _metric_table(report, k, titles)
+    lines += _difference_table(report, catalogs, titles)
+    lines += _latency_table(latency, catalogs, report["scope"]["conditions"])
+    lines += ["## Plots", ""] + [f"![{name}]({name})" for name in PLOT_FILES] + [""]
+    return "\n".join(lines)
+
+
+def _criterion_cell(c: dict[str, Any]) -> str:
+    mark = {True: "PASS", False: "FAIL", None: "n/a"}[c["passed"]]
+    if c["ci_low"] is None:
+        return f"{_num(c['value'])} {mark}"
+    return f"{_num(c['point'])} [{_num(c['ci_low'])}, {_num(c['ci_high'])}] {mark}"
+
+
+def _metric_table(report: dict[str, Any], catalog: str, titles: dict[str, str]) -> list[str]:
+    conditions = report["scope"]["conditions"]
+    metric_ids: list[str] = []
+    for condition in conditions:
+        for metric in report["metrics"][condition][catalog]:
+            if metric not in metric_ids:
+                metric_ids.append(metric)
+    metric_ids.sort(key=lambda m: list(titles).index(m) if m in titles else len(titles))
+    lines = [
+        f"## Metrics at catalog size {catalog} (point [95% CI])",
+        "",
+        "| metric | " + " | ".join(conditions) + " |",
+        "| --- | " + " | ".join("---" for _ in conditions) + " |",
+    ]
+    for metric in metric_ids:
+        cells = []
+        for condition in conditions:
+            interval = report["metrics"][condition][catalog].get(metric)
+            cells.append(_interval(interval) if interval else "—")
+        lines.append(f"| {titles.get(metric, metric)} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _difference_table(report: dict[str, Any], catalogs: list[str], titles: dict[str, str]) -> list[str]:
+    diffs = report["differences"]
+    if not diffs["by_catalog"]:
+        return []
+    metrics = list(diffs["by_catalog"][catalogs[0]])
+    lines = [
+        f"## Paired differences: {diffs['treatment']} - {diffs['comparator']} (point [95% CI])",
+        "",
+        "| metric | " + " | ".join(f"catalog {k}" for k in catalogs) + " |",
+        "| --- | " + " | ".join("---" for _ in catalogs) + " |",
+    ]
+    for metric in metrics:
+        cells = [_interval(diffs["by_catalog"][k][metric]) for k in catalogs]
+        lines.append(f"| {titles.get(metric, metric)} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _latency_table(latency: dict[str, Any] | None, catalogs: list[str], conditions: list[str]) -> list[str]:
+    if not latency or not latency.get("metrics"):
+        return []
+    lines = [
+        "## Wall latency per episode, ms (not deterministic; excluded from report.json and golden files)",
+        "",
+        "| condition | " + " | ".join(f"catalog {k}" for k in catalogs) + " |",
+        "| --- | " + " | ".join("---" for _ in catalogs) + " |",
+    ]
+    for condition in conditions:
+        cells = [_interval(latency["metrics"][condition][k]) for k in catalogs]
+        lines.append(f"| {condition} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+def _interval(interval: dict[str, Any]) -> str:
+    if interval["point"] is None:
+        return "undefined"
+    if interval["ci_low"] is None:
+        return _num(interval["point"])
+    return f"{_num(interval['point'])} [{_num(interval['ci_low'])}, {_num(interval['ci_high'])}]"
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if abs(value) >= 100:
+        return f"{value:,.1f}"
+    return f"{value:.4g}" if abs(value) >= 0.001 or value == 0 else f"{value:.2e}"

@@ -1,0 +1,62 @@
+"""Score run directories under the current freeze lock and write the human-facing report beside the JSON.
+
+The one place where a scoring is recorded in spec/freeze.lock (``record_scoring_started``): the first
+time a terminal, frozen result set is scored, after every refusal check has passed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
+from schemarouter.runtime.report.plots import RECALL_METRIC, write_plots
+from schemarouter.runtime.run import jsonio
+from schemarouter.runtime.run.resultset import load_result_set
+from schemarouter.runtime.scoring import ScoreResult, ScoringSpec, score_result_set
+from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
+from schemarouter.runtime.scoring.report_json import LATENCY_REPORT_FILE, REPORT_FILE
+from schemarouter.runtime.spec_model import read_lock, record_scoring_started
+
+from schemarouter.project import ProjectPaths
+
+
+def score_and_publish(
+    run_dirs: list[Path], *, compiled: Any, paths: ProjectPaths, out_dir: Path, plots: bool = True
+) -> ScoreResult:
+    """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir`` and render report.md + plots."""
+    spec = ScoringSpec.from_compiled(compiled)
+    lock = read_lock(paths.lock_file)
+    result = score_result_set(
+        load_result_set(run_dirs),
+        spec=spec,
+        current_freeze_hash=None if lock is None else lock.root.digest,
+        out_dir=out_dir,
+        on_scoring_started=lambda run_id: _record(paths, run_id, compiled),
+    )
+    render_report(out_dir, spec, plots=plots)
+    return result
+
+
+def render_report(out_dir: Path, spec: ScoringSpec, *, plots: bool = True) -> None:
+    """report.md (and the PNG plots) from the JSON files scoring wrote in ``out_dir``."""
+    report = jsonio.read_json(out_dir / REPORT_FILE)
+    latency_path = out_dir / LATENCY_REPORT_FILE
+    latency = jsonio.read_json(latency_path) if latency_path.is_file() else None
+    titles = {m.id: m.title for m in spec.metrics}
+    jsonio.write_text_atomic(out_dir / REPORT_MD_FILE, render_markdown(report, latency, titles))
+    if plots:
+        recall = spec.metric(RECALL_METRIC)
+        assert recall.numerator is not None and recall.denominator is not None
+        write_plots(
+            out_dir,
+            report,
+            jsonio.read_jsonl(out_dir / PER_TASK_FILE),
+            strata=spec.strata,
+            languages=spec.languages,
+            recall_components=(recall.numerator, recall.denominator),
+        )
+
+
+def _record(paths: ProjectPaths, run_id: str, compiled: Any) -> None:
+    record_scoring_started(paths, run_id, compiled=compiled)

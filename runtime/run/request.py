@@ -1,0 +1,97 @@
+"""Turn the compiled spec, the surface's tasks and the ``sr run`` options into a :class:`RunRequest`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, RunManifest
+from schemarouter.runtime.run.rundir import RunRequest
+from schemarouter.runtime.run.scope import (
+    RunScope,
+    Shard,
+    TaskRef,
+    select_catalogs,
+    select_conditions,
+    select_tasks,
+)
+
+from schemarouter.errors import SchemaRouterError
+
+
+class SurfaceTask(Protocol):
+    task_id: str
+    stratum: str
+    language: str
+
+
+def task_refs(tasks: Iterable[SurfaceTask]) -> list[TaskRef]:
+    return [TaskRef(task_id=t.task_id, stratum=t.stratum, language=t.language) for t in tasks]
+
+
+def freeze_state(compiled: Any) -> FreezeState:
+    return FreezeState(root_hash=compiled.root_hash, draft=bool(compiled.draft))
+
+
+def agent_config(compiled: Any, agent: str | None) -> AgentConfig:
+    """The agent's frozen section of spec/agent.yaml and the tokenizer of spec/engine.yaml."""
+    agents = compiled.spec_data("agent")
+    name = agent or agents.get("default_agent", "reference")
+    if name not in agents or not isinstance(agents[name], dict):
+        known = ", ".join(k for k, v in agents.items() if isinstance(v, dict))
+        raise SchemaRouterError(f"--agent: unknown agent {name!r}; spec/agent.yaml defines: {known}")
+    tokenizer = compiled.spec_data("engine").get("tokenizer", {})
+    return AgentConfig(name=name, config=agents[name], tokenizer=tokenizer)
+
+
+def build_request(
+    compiled: Any,
+    tasks: Iterable[SurfaceTask],
+    *,
+    agent: str | None,
+    conditions: str | None,
+    catalogs: str | None,
+    task_filter: str | None,
+    shard: str | None,
+) -> RunRequest:
+    """A new run's request from ``sr run`` options (each None means: everything preregistered)."""
+    experiment = compiled.experiment
+    all_tasks = task_refs(tasks)
+    spec_conditions = [(c.id, c.code) for c in compiled.conditions]
+    chosen_conditions = select_conditions(conditions, spec_conditions)
+    chosen_catalogs = select_catalogs(catalogs, list(experiment.catalog_sizes))
+    chosen_tasks = select_tasks(
+        task_filter,
+        all_tasks,
+        strata=[(s.id, s.code) for s in compiled.strata],
+        languages=[lang.code for lang in experiment.languages],
+    )
+    preregistered = (
+        len(chosen_conditions) == len(spec_conditions)
+        and len(chosen_catalogs) == len(experiment.catalog_sizes)
+        and len(chosen_tasks) == len(all_tasks)
+    )
+    scope = RunScope(
+        conditions=chosen_conditions,
+        catalogs=chosen_catalogs,
+        tasks=chosen_tasks,
+        preregistered=preregistered,
+    )
+    return RunRequest(
+        experiment_id=str(experiment.id),
+        freeze=freeze_state(compiled),
+        agent=agent_config(compiled, agent),
+        scope=scope,
+        shard=Shard.parse(shard),
+    )
+
+
+def resume_request(compiled: Any, manifest: RunManifest) -> RunRequest:
+    """The request to continue ``manifest``'s run under the current compiled spec (checked on open)."""
+    return RunRequest(
+        experiment_id=manifest.experiment_id,
+        freeze=freeze_state(compiled),
+        agent=agent_config(compiled, manifest.agent.name),
+        scope=manifest.scope,
+        shard=manifest.shard,
+    )

@@ -1,0 +1,307 @@
+"""Plain functions behind `sr run`, `sr status`, `sr score`, `sr golden` and `sr bench run`.
+
+This is where the compiler (compile_project) meets the run, scoring and report packages; the runtime
+itself never imports the compiler. Tests call these functions with a fake engine (``engine=``) and a
+fake surface (``task_source=``).
+
+``sr run`` on a draft (no spec/freeze.lock) is refused unless ``--draft`` is given: a draft run can
+never be scored, so executing 2,700 episodes by accident would be wasted; with ``--draft`` it runs and
+stops before scoring.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from schemarouter.compiler import compile_project
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+from schemarouter.runtime.report.console import print_verdict, status_lines
+from schemarouter.runtime.report.golden import check_golden, write_golden
+from schemarouter.runtime.report.progress import EpisodeProgress
+from schemarouter.runtime.report.publish import score_and_publish
+from schemarouter.runtime.run import (
+    EngineAdapter,
+    EngineSetup,
+    EpisodeEngine,
+    jsonio,
+    load_result_set,
+    read_manifest,
+)
+from schemarouter.runtime.run.request import build_request, resume_request
+from schemarouter.runtime.run.resultset import SealedResultSet
+from schemarouter.runtime.run.rundir import open_run_dir
+from schemarouter.runtime.run.session import run_session
+from schemarouter.runtime.scoring import ScoringSpec
+from schemarouter.runtime.scoring.report_json import REPORT_FILE
+from schemarouter.runtime.scoring.score import compute_scores
+
+TaskSource = Callable[[ProjectPaths], Iterable[Any]]
+
+DRAFT_REFUSAL = (
+    "the specs are a draft (no spec/freeze.lock): a draft run is never scored. Freeze them first "
+    '(sr freeze --reason "..."), or pass --draft to execute an unscoreable run anyway.'
+)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What `sr run` ended with."""
+
+    run_dir: Path
+    exit_code: int
+    report: dict[str, Any] | None
+
+
+def surface_tasks(paths: ProjectPaths) -> list[Any]:
+    from schemarouter.runtime.surface.model import load_surface
+
+    return list(load_surface(paths.catalogs_dir))
+
+
+def run_experiment(
+    *,
+    paths: ProjectPaths,
+    agent: str | None = None,
+    conditions: str | None = None,
+    catalogs: str | None = None,
+    tasks: str | None = None,
+    shard: str | None = None,
+    run_dir: Path | None = None,
+    resume: bool = False,
+    workers: int = 2,
+    allow_draft: bool = False,
+    max_events: int = 20,
+    plots: bool = True,
+    console: Console | None = None,
+    engine: EpisodeEngine | None = None,
+    task_source: TaskSource = surface_tasks,
+) -> RunOutcome:
+    """Compile, execute the run's missing episodes, and score it when it is terminal."""
+    console = console or Console()
+    compiled = compile_project(paths)
+    if compiled.draft and not allow_draft:
+        raise SchemaRouterError(DRAFT_REFUSAL)
+    if resume and run_dir is not None:
+        if any(option is not None for option in (agent, conditions, catalogs, tasks, shard)):
+            raise SchemaRouterError(
+                "--resume --run-dir continues that directory's own agent, scope and shard; "
+                "drop --agent/--conditions/--catalogs/--tasks/--shard"
+            )
+        request = resume_request(compiled, read_manifest(run_dir))
+    else:
+        request = build_request(
+            compiled,
+            task_source(paths),
+            agent=agent,
+            conditions=conditions,
+            catalogs=catalogs,
+            task_filter=tasks,
+            shard=shard,
+        )
+    run_dir, manifest = open_run_dir(
+        request, project_root=paths.root, runs_dir=paths.runs_dir, run_dir=run_dir, resume=resume
+    )
+    scope = manifest.scope
+    console.print(
+        f"run [bold]{manifest.run_id}[/] ({run_dir})\n"
+        f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks, "
+        f"shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
+        f"{workers} worker{'s' if workers > 1 else ''}"
+    )
+    setup = EngineSetup(
+        project_root=paths.root, compiled=compiled, catalog_sizes=scope.catalogs, agent=manifest.agent.name
+    )
+    with EpisodeProgress(console) as progress:
+        result = run_session(
+            run_dir,
+            manifest,
+            engine=engine or EngineAdapter(),
+            setup=setup,
+            project_root=paths.root,
+            workers=workers,
+            max_events=max_events,
+            on_start=progress.start,
+            on_progress=progress.advance,
+        )
+    s = result.summary
+    console.print(
+        f"  committed {s.committed} this session ({result.already_committed} before), "
+        f"{s.events} infrastructure event{'s' if s.events != 1 else ''}"
+        + (f"; stopped early: {s.stopped_early}" if s.stopped_early else "")
+    )
+    state = load_result_set([run_dir]).dirs[0]
+    if not state.shard_complete:
+        for line in status_lines(load_result_set([run_dir]))[-12:]:
+            console.print(line, markup=False, highlight=False)
+        console.print(
+            f"[yellow]not terminal[/]: continue with `sr run --resume --run-dir {run_dir}`; "
+            "infrastructure events are never results."
+        )
+        return RunOutcome(run_dir, 1, None)
+    if manifest.shard.count > 1:
+        console.print(
+            f"shard {manifest.shard.label()} complete. Score the run once every shard is: "
+            "`sr score DIR_1 ... DIR_N`"
+        )
+        return RunOutcome(run_dir, 0, None)
+    if manifest.freeze.draft:
+        console.print("[yellow]draft run complete; drafts are never scored[/]")
+        return RunOutcome(run_dir, 0, None)
+    scored = score_and_publish([run_dir], compiled=compiled, paths=paths, out_dir=run_dir, plots=plots)
+    print_verdict(console, scored.report)
+    console.print(f"report: {run_dir / 'report.md'}")
+    return RunOutcome(run_dir, 0, scored.report)
+
+
+def show_status(*, run_dirs: list[Path], console: Console | None = None) -> None:
+    console = console or Console()
+    for line in status_lines(load_result_set(run_dirs)):
+        console.print(line, markup=False, highlight=False)
+
+
+def score_runs(
+    *,
+    paths: ProjectPaths,
+    run_dirs: list[Path],
+    out: Path | None = None,
+    plots: bool = True,
+    console: Console | None = None,
+) -> dict[str, Any]:
+    """Score one run or merge its shards. A sealed set raises SealedResultSet (progress counts only)."""
+    console = console or Console()
+    compiled = compile_project(paths)
+    if out is None:
+        out = run_dirs[0] if len(run_dirs) == 1 else paths.runs_dir / f"merged-{_merge_id(run_dirs)}"
+    try:
+        scored = score_and_publish(list(run_dirs), compiled=compiled, paths=paths, out_dir=out, plots=plots)
+    except SealedResultSet:
+        raise
+    print_verdict(console, scored.report)
+    console.print(f"report: {out / 'report.md'}")
+    return scored.report
+
+
+def golden(
+    *,
+    paths: ProjectPaths,
+    update: bool,
+    run_dir: Path | None = None,
+    workers: int = 2,
+    console: Console | None = None,
+    engine: EpisodeEngine | None = None,
+    task_source: TaskSource = surface_tasks,
+) -> bool:
+    """Write (update) or check golden/ against a scored full reference run; True when it matches."""
+    console = console or Console()
+    if run_dir is None:
+        outcome = run_experiment(
+            paths=paths, workers=workers, console=console, engine=engine, task_source=task_source, plots=False
+        )
+        if outcome.report is None:
+            raise SchemaRouterError("the reference run did not reach a scored, terminal state")
+        report = outcome.report
+    else:
+        path = run_dir / REPORT_FILE
+        if not path.is_file():
+            raise SchemaRouterError(f"{run_dir}: no {REPORT_FILE}; score the run first (sr score {run_dir})")
+        report = jsonio.read_json(path)
+    if update:
+        for written in write_golden(paths.golden_dir, report):
+            console.print(f"wrote {written}")
+        return True
+    problems = check_golden(paths.golden_dir, report)
+    if problems:
+        console.print("[red]golden files differ from the reference run:[/]")
+        for line in problems:
+            console.print(f"  {line}", markup=False, highlight=False)
+        console.print(
+            "If the change is intended, run `sr golden --update` and say why in the commit message."
+        )
+        return False
+    console.print("[green]golden files match the reference run[/]")
+    return True
+
+
+def bench(
+    *,
+    paths: ProjectPaths,
+    workers: int = 2,
+    console: Console | None = None,
+    engine: EpisodeEngine | None = None,
+    task_source: TaskSource = surface_tasks,
+) -> dict[str, float]:
+    """Time the full reference run and its bootstrap in a scratch directory; print and return timings."""
+    console = console or Console()
+    paths.build_dir.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix="bench-run-", dir=paths.build_dir))
+    try:
+        started = time.perf_counter()
+        compiled = compile_project(paths, write_manifest=False)
+        request = build_request(
+            compiled,
+            task_source(paths),
+            agent=None,
+            conditions=None,
+            catalogs=None,
+            task_filter=None,
+            shard=None,
+        )
+        compile_s = time.perf_counter() - started
+        run_dir, manifest = open_run_dir(
+            request, project_root=paths.root, runs_dir=scratch, run_dir=None, resume=False
+        )
+        setup = EngineSetup(paths.root, compiled, manifest.scope.catalogs, manifest.agent.name)
+        started = time.perf_counter()
+        result = run_session(
+            run_dir,
+            manifest,
+            engine=engine or EngineAdapter(),
+            setup=setup,
+            project_root=paths.root,
+            workers=workers,
+        )
+        episodes_s = time.perf_counter() - started
+        if result.summary.events:
+            raise SchemaRouterError(f"{result.summary.events} infrastructure events; no timing is reported")
+        started = time.perf_counter()
+        scored = compute_scores(
+            load_result_set([run_dir]), spec=ScoringSpec.from_compiled(compiled), out_dir=scratch / "scores"
+        )
+        scoring_s = time.perf_counter() - started
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    n = result.summary.committed
+    timings = {
+        "compile_and_scope_s": compile_s,
+        "episodes_s": episodes_s,
+        "episodes_per_s": n / episodes_s if episodes_s else float("inf"),
+        "bootstrap_and_gate_s": scored.bootstrap_seconds,
+        "scoring_total_s": scoring_s,
+        "total_s": compile_s + episodes_s + scoring_s,
+    }
+    console.print(
+        f"reference run, {n} episodes, {workers} worker{'s' if workers > 1 else ''}:\n"
+        f"  compile + scope      {compile_s:7.2f} s\n"
+        f"  episodes             {episodes_s:7.2f} s  ({timings['episodes_per_s']:.0f} episodes/s, "
+        "engine load included)\n"
+        f"  bootstrap + gate     {scored.bootstrap_seconds:7.2f} s  "
+        f"({ScoringSpec.from_compiled(compiled).bootstrap.iterations:,} resamples)\n"
+        f"  scoring incl. files  {scoring_s:7.2f} s\n"
+        f"  total                {timings['total_s']:7.2f} s"
+    )
+    return timings
+
+
+def _merge_id(run_dirs: list[Path]) -> str:
+    run_ids = sorted(read_manifest(d).run_id for d in run_dirs)
+    return hashlib.sha256("\n".join(run_ids).encode()).hexdigest()[:12]

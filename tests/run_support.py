@@ -1,0 +1,99 @@
+"""Helpers for the run and scoring tests: temporary frozen projects, run requests, quick runs.
+
+The real spec/ and spec/freeze.lock are never touched: every project here is a copy under tmp_path.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from run_fake_engine import FakeEngine, full_scope, scoring_spec
+from schemarouter.runtime.run import AgentConfig, FreezeState, RunRequest, RunScope, Shard, run_session
+from schemarouter.runtime.run.engine_port import EngineSetup
+from schemarouter.runtime.run.resultset import load_result_set
+from schemarouter.runtime.run.rundir import open_run_dir
+from schemarouter.runtime.scoring import ScoreResult, score_result_set
+
+from schemarouter.project import ProjectPaths
+
+REPO = Path(__file__).resolve().parents[1]
+FREEZE_HASH = "f" * 64
+
+
+def copy_project(tmp_path: Path) -> ProjectPaths:
+    """A copy of the repository's spec/ (without its lock) and catalogs/."""
+    root = tmp_path / "project"
+    shutil.copytree(REPO / "spec", root / "spec", ignore=shutil.ignore_patterns("freeze.lock", ".*"))
+    if (REPO / "catalogs").is_dir():
+        shutil.copytree(REPO / "catalogs", root / "catalogs", ignore=shutil.ignore_patterns(".*"))
+    return ProjectPaths.at(root)
+
+
+def frozen_project(tmp_path: Path) -> ProjectPaths:
+    from schemarouter.compiler import freeze_project
+
+    paths = copy_project(tmp_path)
+    freeze_project(paths, reason="run/scoring tests")
+    return paths
+
+
+def request(
+    scope: RunScope | None = None, *, shard: Shard | None = None, freeze_hash: str | None = FREEZE_HASH
+) -> RunRequest:
+    return RunRequest(
+        experiment_id="0.14",
+        freeze=FreezeState(root_hash=freeze_hash, draft=freeze_hash is None),
+        agent=AgentConfig(name="reference", config={"kind": "test"}, tokenizer={"encoding": "cl100k_base"}),
+        scope=scope or full_scope(),
+        shard=shard or Shard(index=1, count=1),
+    )
+
+
+def execute(
+    root: Path,
+    req: RunRequest,
+    *,
+    engine: FakeEngine | None = None,
+    workers: int = 1,
+    resume: bool = False,
+    run_dir: Path | None = None,
+) -> Path:
+    """Open (or resume) a run directory under ``root/runs`` and run one session in it."""
+    run_dir, manifest = open_run_dir(
+        req, project_root=root, runs_dir=root / "runs", run_dir=run_dir, resume=resume
+    )
+    run_session(
+        run_dir,
+        manifest,
+        engine=engine or FakeEngine(tasks=req.scope.tasks),
+        setup=EngineSetup(root, None, req.scope.catalogs, "reference"),
+        project_root=root,
+        workers=workers,
+    )
+    return run_dir
+
+
+def score(
+    run_dirs: list[Path], out_dir: Path, *, iterations: int | None = None, **kwargs: Any
+) -> ScoreResult:
+    spec = scoring_spec()
+    if iterations is not None:
+        spec = spec.model_copy(
+            update={"bootstrap": spec.bootstrap.model_copy(update={"iterations": iterations})}
+        )
+    return score_result_set(
+        load_result_set(run_dirs), spec=spec, current_freeze_hash=FREEZE_HASH, out_dir=out_dir, **kwargs
+    )
+
+
+def small_scope() -> RunScope:
+    """Two strata x two languages x 3 tasks, conditions C2 and C3 plus FULL, catalogs 100 and 250."""
+    tasks = [t for t in full_scope().tasks if t.stratum in ("two_step_state", "recoverable_failure")]
+    tasks = [t for t in tasks if t.language in ("en", "ko") and int(t.task_id[-2:]) < 3]
+    return full_scope(
+        tasks,
+        conditions=("SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE", "FULL"),
+        catalogs=(100, 250),
+    )
