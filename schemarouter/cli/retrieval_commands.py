@@ -1,3 +1,280 @@
-"""`sr` commands for this area; registered on import by schemarouter.cli.app."""
+"""`sr retrieve`, `sr surface recall`, `sr bench retrieval`: thin typer commands over plain functions.
+
+Registered on import by schemarouter.cli.app; `surface` and `bench` are groups shared with other areas.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from schemarouter.cli.app import app, fail, paths
+from schemarouter.cli.bench_group import bench_app
+from schemarouter.cli.surface_group import surface_app
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+from schemarouter.runtime.retrieval.bench import CorpusBench, Timing, bench_corpus
+from schemarouter.runtime.retrieval.call import RetrievalCall
+from schemarouter.runtime.retrieval.index import RetrievalIndex
+from schemarouter.runtime.retrieval.project_io import (
+    bench_queries,
+    catalog_seed,
+    project_catalog,
+    project_retriever_spec,
+    recall_tasks,
+)
+from schemarouter.runtime.retrieval.recall import RecallCell, TaskRecall, aggregate, task_recalls
+from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
+from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
+from schemarouter.runtime.state.model import ObservableState
+
+SpecOption = Annotated[
+    Path | None,
+    typer.Option("--retriever-spec", help="Retriever spec to use instead of spec/retriever.yaml."),
+]
+
+
+# ---- plain functions -----------------------------------------------------------------------------
+
+
+def retrieve(
+    *,
+    project: ProjectPaths,
+    catalog_size: int,
+    query: str,
+    state_file: Path | None,
+    k: int,
+    spec: Path | None,
+) -> RetrievalCall:
+    """Rank one query (with a state file: the state-aware composition) over one catalog."""
+    index = RetrievalIndex.build(
+        project_catalog(project, catalog_size), project_retriever_spec(project, spec)
+    )
+    if state_file is None:
+        return StaticRetriever(index).rank(query, k)
+    try:
+        state_text = state_file.read_text(encoding="utf-8")
+    except OSError as err:
+        raise SchemaRouterError(f"{state_file}: cannot read the state file ({err.strerror})") from None
+    return StateAwareRetriever(index).rank(query, ObservableState.from_json(state_text), k)
+
+
+def surface_recall(
+    *, project: ProjectPaths, catalog_sizes: Sequence[int], k: int, spec: Path | None
+) -> list[TaskRecall]:
+    """Static top-k recall of every task's required routes, at each catalog size."""
+    retriever_spec = project_retriever_spec(project, spec)
+    tasks = recall_tasks(project)
+    results: list[TaskRecall] = []
+    for size in catalog_sizes:
+        index = RetrievalIndex.build(project_catalog(project, size), retriever_spec)
+        results.extend(task_recalls(index, tasks, k))
+    return results
+
+
+def bench_retrieval(
+    *, project: ProjectPaths, synthetic_sizes: Sequence[int], repeats: int, with_bm25s: bool
+) -> list[CorpusBench]:
+    """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones."""
+    retriever_spec = project_retriever_spec(project)
+    largest = project_catalog(project, 500)
+    queries = bench_queries(project, largest)
+    rows = []
+    for size in (100, 250, 500):
+        endpoints = project_catalog(project, size).endpoints
+        rows.append(
+            bench_corpus(
+                str(size), endpoints, retriever_spec, queries, repeats=repeats, with_bm25s=with_bm25s
+            )
+        )
+    seed = catalog_seed(project)
+    for n in synthetic_sizes:
+        synthetic = scaled_endpoints(largest.endpoints, n, seed=seed)
+        label = f"{n // 1000}k synthetic" if n % 1000 == 0 else f"{n} synthetic"
+        rows.append(
+            bench_corpus(label, synthetic, retriever_spec, queries, repeats=repeats, with_bm25s=with_bm25s)
+        )
+    return rows
+
+
+# ---- commands ------------------------------------------------------------------------------------
+
+
+@app.command("retrieve")
+def retrieve_command(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="The query text (taken literally; never parsed as syntax).")],
+    catalog: Annotated[int, typer.Option("--catalog", help="Catalog size: 100, 250 or 500.")] = 500,
+    state: Annotated[
+        Path | None,
+        typer.Option(
+            "--state", help="ObservableState JSON file: retrieve with query + newline + its canonical JSON."
+        ),
+    ] = None,
+    k: Annotated[int, typer.Option("-k", "--k", min=0, help="How many routes to return.")] = 5,
+    retriever_spec: SpecOption = None,
+) -> None:
+    """Show the ranking of a query (or of a query plus observable state), with scores."""
+    try:
+        call = retrieve(
+            project=paths(ctx), catalog_size=catalog, query=query, state_file=state, k=k, spec=retriever_spec
+        )
+    except SchemaRouterError as err:
+        raise fail(str(err)) from None
+    console = Console()
+    table = Table(title=f"catalog {call.catalog_size} · {call.query_kind} · {call.latency_us} µs")
+    for column, justify in (("rank", "right"), ("route_id", "left"), ("score", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for rank, (route_id, score) in enumerate(zip(call.route_ids, call.scores, strict=True), start=1):
+        table.add_row(str(rank), route_id, f"{score:.4f}")
+    console.print(table)
+    if not call.route_ids:
+        console.print("no route matches any term of the text")
+    if call.query_kind == "original_plus_state":
+        console.print(f"retrieved with: {call.text!r}", soft_wrap=True, highlight=False, markup=False)
+
+
+@surface_app.command("recall")
+def surface_recall_command(
+    ctx: typer.Context,
+    catalogs: Annotated[str, typer.Option(help="Comma-separated catalog sizes.")] = "100,250,500",
+    k: Annotated[int, typer.Option("-k", "--k", min=1, help="Top-k to look in.")] = 5,
+    cells: Annotated[bool, typer.Option(help="Also print every catalog x stratum x language cell.")] = True,
+    misses: Annotated[bool, typer.Option(help="List the tasks whose top k misses a required route.")] = False,
+    retriever_spec: SpecOption = None,
+) -> None:
+    """Static top-k recall of the required routes for the original queries (a fact about the surface)."""
+    sizes = _sizes(catalogs, "--catalogs")
+    try:
+        results = surface_recall(project=paths(ctx), catalog_sizes=sizes, k=k, spec=retriever_spec)
+    except SchemaRouterError as err:
+        raise fail(str(err)) from None
+    console = Console()
+    console.print(
+        _recall_table(
+            f"static top-{k} recall per catalog", aggregate(results, by_stratum=False, by_language=False)
+        )
+    )
+    console.print(_recall_table("per stratum", aggregate(results, by_language=False)))
+    console.print(_recall_table("per language", aggregate(results, by_stratum=False)))
+    if cells:
+        console.print(_recall_table("per stratum x language", aggregate(results)))
+    if misses:
+        for r in results:
+            if not r.covered:
+                missing = sorted(set(r.task.required_route_ids) - set(r.found))
+                console.print(
+                    f"{r.catalog_size} {r.task.task_id} missing {', '.join(missing)}: {r.task.query}",
+                    markup=False,
+                )
+
+
+@bench_app.command("retrieval")
+def bench_retrieval_command(
+    ctx: typer.Context,
+    synthetic: Annotated[
+        str, typer.Option(help="Comma-separated sizes of scaled synthetic catalogs.")
+    ] = "5000,50000",
+    repeats: Annotated[
+        int, typer.Option(min=1, help="Timed passes over all queries (after one warm-up).")
+    ] = 5,
+    bm25s: Annotated[bool, typer.Option(help="Also measure bm25s on the same corpus and queries.")] = True,
+) -> None:
+    """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s."""
+    sizes = _sizes(synthetic, "--synthetic")
+    try:
+        rows = bench_retrieval(project=paths(ctx), synthetic_sizes=sizes, repeats=repeats, with_bm25s=bm25s)
+    except SchemaRouterError as err:
+        raise fail(str(err)) from None
+    Console().print(_bench_table(rows))
+
+
+def _sizes(text: str, option: str) -> list[int]:
+    try:
+        sizes = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        sizes = []
+    if not sizes or any(n <= 0 for n in sizes):
+        raise fail(f"{option}: expected comma-separated positive sizes, got {text!r}")
+    return sizes
+
+
+# ---- rendering -----------------------------------------------------------------------------------
+
+
+def _recall_table(title: str, cells: Sequence[RecallCell]) -> Table:
+    table = Table(title=title)
+    for column in (
+        "catalog",
+        "stratum",
+        "language",
+        "tasks",
+        "routes found / required",
+        "route recall",
+        "tasks covered",
+    ):
+        table.add_column(column, justify="left" if column in ("stratum", "language") else "right")
+    for c in cells:
+        table.add_row(
+            str(c.catalog_size),
+            c.stratum,
+            c.language,
+            str(c.tasks),
+            f"{c.found}/{c.required}",
+            f"{c.route_recall:.3f}",
+            f"{c.covered_tasks}/{c.tasks} ({c.task_coverage:.3f})",
+        )
+    return table
+
+
+def _t(t: Timing | None) -> str:
+    return "—" if t is None else f"{t.p50_us:,.0f} / {t.p95_us:,.0f}"
+
+
+def _ratio(a: Timing | None, b: Timing | None) -> str:
+    return "—" if a is None or b is None or b.p50_us == 0 else f"{a.p50_us / b.p50_us:.2f}×"
+
+
+def _bench_table(rows: Sequence[CorpusBench]) -> Table:
+    table = Table(title="retrieval speed: p50 / p95 µs per query; ratios of p50")
+    columns = (
+        "corpus",
+        "endpoints",
+        "build s",
+        "ours original",
+        "ours state",
+        "raw original",
+        "raw state",
+        "ours/raw orig",
+        "ours/raw state",
+        "bm25s original",
+        "bm25s state",
+        "bm25s/ours orig",
+        "bm25s/ours state",
+        "bm25s build s",
+    )
+    for column in columns:
+        table.add_column(column, justify="left" if column == "corpus" else "right")
+    for r in rows:
+        table.add_row(
+            r.label,
+            f"{r.endpoints:,}",
+            f"{r.build_s:.2f}",
+            _t(r.ours_original),
+            _t(r.ours_state),
+            _t(r.raw_original),
+            _t(r.raw_state),
+            _ratio(r.ours_original, r.raw_original),
+            _ratio(r.ours_state, r.raw_state),
+            _t(r.bm25s_original),
+            _t(r.bm25s_state),
+            _ratio(r.bm25s_original, r.ours_original),
+            _ratio(r.bm25s_state, r.ours_state),
+            "—" if r.bm25s_build_s is None else f"{r.bm25s_build_s:.2f}",
+        )
+    return table
