@@ -1,7 +1,8 @@
 """Write spec/freeze.lock: the digests of every frozen file, the root hash, the history of freezes.
 
-Order: validate the specs (an invalid spec is never frozen) -> fingerprint every frozen file (a catalog
-that does not parse is never frozen) -> compare with the previous lock -> write.
+Order: fingerprint every frozen file -> compare with the previous lock (same root: nothing to do;
+scoring started: refuse) -> validate the specs (an invalid spec is never frozen) -> refuse files that do
+not parse (a broken catalog is never frozen) -> write.
 
 Re-freezing is allowed until the first scored run (``record_scoring_started``). After it, a freeze that
 would change any frozen file is refused: the seed freezes everything before any episode is scored, no
@@ -16,7 +17,7 @@ from datetime import UTC, datetime
 
 from schemarouter.compiler.canonical import Fingerprint, item_digests, root_digest
 from schemarouter.compiler.frozen_files import is_snapshotted
-from schemarouter.compiler.git_info import git_state
+from schemarouter.compiler.git_info import git_state, uncommitted_paths
 from schemarouter.compiler.validate import validate_project
 from schemarouter.compiler.verify import current_fingerprints, verify_project
 from schemarouter.runtime.spec_model import FreezeLock
@@ -45,6 +46,7 @@ class FreezeResult:
     written: bool
     previous_root: str | None
     changes: list[str] = field(default_factory=list)
+    uncommitted: list[str] = field(default_factory=list)
 
     def message(self) -> str:
         if not self.written:
@@ -57,6 +59,9 @@ class FreezeResult:
         if self.previous_root:
             lines.append(f"previous root {self.previous_root}; changes since:")
             lines += [f"  {line}" for line in self.changes]
+        if self.uncommitted:
+            lines.append("frozen files not yet committed (commit them together with spec/freeze.lock):")
+            lines += [f"  {path}" for path in self.uncommitted]
         return "\n".join(lines)
 
 
@@ -65,25 +70,30 @@ def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = N
     reason = reason.strip()
     if not reason:
         raise SchemaRouterError('sr freeze needs a reason: sr freeze --reason "<why>"')
-    validate_project(paths)
     with lock_guard(paths):
         previous = read_lock(paths.lock_file)
         fingerprints = current_fingerprints(paths)
-        problems = [f.problem for f in fingerprints.values() if f.problem]
-        if problems:
-            raise SchemaRouterError("\n".join([*problems, "nothing was frozen."]))
         root = root_digest({path: f.digest for path, f in fingerprints.items()})
         if previous is not None and previous.root == root:
             return FreezeResult(lock=previous, written=False, previous_root=str(previous.root))
         changes = verify_project(paths).drift_lines() if previous is not None else []
         if previous is not None and previous.scoring_started is not None:
             raise SchemaRouterError(_refusal(previous, changes))
+        validate_project(paths)
+        problems = [f.problem for f in fingerprints.values() if f.problem]
+        if problems:
+            raise SchemaRouterError("\n".join([*problems, "nothing was frozen."]))
         lock = _build_lock(
             paths, fingerprints, reason=reason, now=now or datetime.now(UTC), previous=previous
         )
         write_lock(paths.lock_file, lock)
+        pending = [p for p in uncommitted_paths(paths.root, "spec", "catalogs") if p in lock.files]
         return FreezeResult(
-            lock=lock, written=True, previous_root=str(previous.root) if previous else None, changes=changes
+            lock=lock,
+            written=True,
+            previous_root=str(previous.root) if previous else None,
+            changes=changes,
+            uncommitted=pending,
         )
 
 

@@ -33,3 +33,19 @@ def git_state(root: Path) -> GitState:
         commit=head.strip() if head else None,
         dirty=None if status is None else bool(status.strip()),
     )
+
+
+def uncommitted_paths(root: Path, *pathspecs: str) -> list[str]:
+    """Paths under ``pathspecs`` that differ from HEAD or are untracked (empty without git)."""
+    if git_state(root).commit is None:
+        return []
+    status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", *pathspecs)
+    if not status:
+        return []
+    paths = []
+    for line in status.splitlines():
+        path = line[3:]
+        if " -> " in path:
+            path = path.split(" -> ", 1)[1]
+        paths.append(path.strip('"'))
+    return sorted(paths)

@@ -65,7 +65,8 @@ class VerifyReport:
             return f"spec/freeze.lock: OK, {len(self.current)} files match root {self.root}"
         count = len(self.added) + len(self.removed) + len(self.changed)
         head = (
-            f"spec/freeze.lock: drift: {count} file{'s' if count != 1 else ''} differ from the freeze "
+            f"spec/freeze.lock: drift: {count} file{'' if count == 1 else 's'} "
+            f"differ{'s' if count == 1 else ''} from the freeze "
             f"(frozen root {self.lock.root}, current root {self.root})"
         )
         hint = (
