@@ -84,7 +84,11 @@ def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = N
         if problems:
             raise SchemaRouterError("\n".join([*problems, "nothing was frozen."]))
         lock = _build_lock(
-            paths, fingerprints, reason=reason, now=now or datetime.now(UTC), previous=previous
+            paths,
+            fingerprints,
+            reason=reason,
+            now=now or datetime.now(UTC).replace(microsecond=0),
+            previous=previous,
         )
         write_lock(paths.lock_file, lock)
         pending = [p for p in uncommitted_paths(paths.root, "spec", "catalogs") if p in lock.files]

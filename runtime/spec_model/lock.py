@@ -156,7 +156,7 @@ def record_scoring_started(paths: ProjectPaths, run_id: str, *, compiled: Compil
             )
         if lock.scoring_started is not None:
             return lock.scoring_started
-        started = ScoringStarted(run_id=run_id, at=datetime.now(UTC), root=lock.root)
+        started = ScoringStarted(run_id=run_id, at=datetime.now(UTC).replace(microsecond=0), root=lock.root)
         write_lock(paths.lock_file, lock.model_copy(update={"scoring_started": started}))
         return started
 
