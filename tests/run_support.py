@@ -6,6 +6,7 @@ The real spec/ and spec/freeze.lock are never touched: every project here is a c
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +24,37 @@ FREEZE_HASH = "f" * 64
 
 
 def copy_project(tmp_path: Path) -> ProjectPaths:
-    """A copy of the repository's spec/ (without its lock) and catalogs/."""
+    """A copy of the repository's tracked spec/ (without its lock) and catalogs/ files.
+
+    Tracked files only, so a file another change has only begun to add cannot break these tests.
+    """
     root = tmp_path / "project"
-    shutil.copytree(REPO / "spec", root / "spec", ignore=shutil.ignore_patterns("freeze.lock", ".*"))
-    if (REPO / "catalogs").is_dir():
-        shutil.copytree(REPO / "catalogs", root / "catalogs", ignore=shutil.ignore_patterns(".*"))
+    for rel in _tracked("spec", "catalogs"):
+        if rel == "spec/freeze.lock":
+            continue
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(REPO / rel, target)
     return ProjectPaths.at(root)
+
+
+def _tracked(*dirs: str) -> list[str]:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(REPO), "ls-files", "-z", "--", *dirs],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        return [rel for rel in out.split("\0") if rel and (REPO / rel).is_file()]
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout: every file
+        return [
+            p.relative_to(REPO).as_posix()
+            for d in dirs
+            if (REPO / d).is_dir()
+            for p in sorted((REPO / d).rglob("*"))
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(REPO).parts)
+        ]
 
 
 def frozen_project(tmp_path: Path) -> ProjectPaths:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from schemarouter.runtime.run.resultset import ResultSet
@@ -17,9 +18,13 @@ def print_verdict(console: Console, report: dict[str, Any]) -> None:
     """The gate verdict and a short criteria table: code, metric, statistic, value, CI, threshold, passed."""
     gate = report["gate"]
     style = {"PASS": "bold green", "FAIL": "bold red"}.get(gate["verdict"], "bold yellow")
-    table = Table(title=f"Gate: {gate['treatment']} vs {gate['comparator']}", title_justify="left")
+    table = Table(
+        title=f"Gate: {gate['treatment']} vs {gate['comparator']}", title_justify="left", box=box.SIMPLE_HEAD
+    )
     for column in ("catalog", "code", "metric", "statistic", "value", "95% CI", "threshold", "passed"):
-        table.add_column(column, justify="right" if column in ("value", "threshold") else "left")
+        table.add_column(
+            column, justify="right" if column in ("value", "threshold") else "left", overflow="fold"
+        )
     for catalog, block in gate["by_catalog"].items():
         for c in block["criteria"]:
             ci = "exact" if c["ci_low"] is None and c["value"] is not None else _ci(c)

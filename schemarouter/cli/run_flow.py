@@ -84,7 +84,7 @@ def run_experiment(
     plots: bool = True,
     console: Console | None = None,
     engine: EpisodeEngine | None = None,
-    task_source: TaskSource = surface_tasks,
+    task_source: TaskSource | None = None,
 ) -> RunOutcome:
     """Compile, execute the run's missing episodes, and score it when it is terminal."""
     console = console or Console()
@@ -101,7 +101,7 @@ def run_experiment(
     else:
         request = build_request(
             compiled,
-            task_source(paths),
+            (task_source or surface_tasks)(paths),
             agent=agent,
             conditions=conditions,
             catalogs=catalogs,
@@ -199,7 +199,7 @@ def golden(
     workers: int = 2,
     console: Console | None = None,
     engine: EpisodeEngine | None = None,
-    task_source: TaskSource = surface_tasks,
+    task_source: TaskSource | None = None,
 ) -> bool:
     """Write (update) or check golden/ against a scored full reference run; True when it matches."""
     console = console or Console()
@@ -238,7 +238,7 @@ def bench(
     workers: int = 2,
     console: Console | None = None,
     engine: EpisodeEngine | None = None,
-    task_source: TaskSource = surface_tasks,
+    task_source: TaskSource | None = None,
 ) -> dict[str, float]:
     """Time the full reference run and its bootstrap in a scratch directory; print and return timings."""
     console = console or Console()
@@ -249,7 +249,7 @@ def bench(
         compiled = compile_project(paths, write_manifest=False)
         request = build_request(
             compiled,
-            task_source(paths),
+            (task_source or surface_tasks)(paths),
             agent=None,
             conditions=None,
             catalogs=None,

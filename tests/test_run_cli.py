@@ -1,0 +1,158 @@
+"""The run commands end to end on a frozen copy of the project, with the fake engine and surface:
+verdict output, draft and freeze-hash refusals, sealed partial sets, shard merging, determinism."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from run_fake_engine import FakeEngine, fake_tasks
+from run_support import copy_project, frozen_project
+from schemarouter.runtime.run import read_manifest
+from schemarouter.runtime.spec_model import read_lock
+from typer.testing import CliRunner
+
+from schemarouter.cli import run_flow
+from schemarouter.cli.app import app
+from schemarouter.project import ProjectPaths
+
+OUTCOME_WORDS = re.compile(r"PASS|FAIL|verdict|task_pass|recall|ci_low|\b0\.\d", re.IGNORECASE)
+
+
+@pytest.fixture(autouse=True)
+def fake_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(run_flow, "EngineAdapter", FakeEngine)
+    monkeypatch.setattr(run_flow, "surface_tasks", lambda paths: fake_tasks())
+
+
+def sr(paths: ProjectPaths, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(
+        app, ["--project-dir", str(paths.root), *map(str, args)], env={"COLUMNS": "160"}
+    )
+    return result.exit_code, result.output
+
+
+def _run_dirs(paths: ProjectPaths) -> list[Path]:
+    return sorted(p for p in paths.runs_dir.iterdir() if (p / "manifest.json").is_file())
+
+
+@pytest.fixture(scope="module")
+def full_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """One frozen project: two unsharded full runs (1 and 2 workers) and four shard directories."""
+    mp = pytest.MonkeyPatch()
+    mp.setattr(run_flow, "EngineAdapter", FakeEngine)
+    mp.setattr(run_flow, "surface_tasks", lambda paths: fake_tasks())
+    paths = frozen_project(tmp_path_factory.mktemp("full"))
+    first = run_flow.run_experiment(paths=paths, workers=1, plots=False)
+    second = run_flow.run_experiment(paths=paths, workers=2, plots=True)
+    shards = [run_flow.run_experiment(paths=paths, shard=f"{k}/4", workers=2).run_dir for k in (1, 2, 3, 4)]
+    mp.undo()
+    return {"paths": paths, "first": first.run_dir, "second": second.run_dir, "shards": shards}
+
+
+def test_two_full_runs_are_byte_identical_latency_aside(full_runs: dict) -> None:
+    a, b = full_runs["first"], full_runs["second"]
+    assert a != b
+    for name in ("report.json", "per_task.jsonl"):
+        assert (a / name).read_bytes() == (b / name).read_bytes()
+    assert "wall_latency" not in (a / "per_task.jsonl").read_text()
+    assert "wall_latency_ms" in (a / "per_task_latency.jsonl").read_text()
+
+
+def test_full_run_writes_every_output_and_records_scoring_in_the_lock(full_runs: dict) -> None:
+    run_dir, paths = full_runs["second"], full_runs["paths"]
+    for name in (
+        "manifest.json",
+        "report.json",
+        "per_task.jsonl",
+        "report.md",
+        "latency.json",
+        "scoring.json",
+    ):
+        assert (run_dir / name).is_file(), name
+    for png in ("gate_forest.png", "recall_heatmap.png", "tokens_vs_pass.png"):
+        assert (run_dir / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len((run_dir / "per_task.jsonl").read_text().splitlines()) == 2700
+    started = read_lock(paths.lock_file).scoring_started
+    assert started is not None and started.run_id == full_runs["first"].name  # the first scored run stays
+
+
+def test_scoring_three_of_four_shards_is_sealed_and_shows_no_metric(full_runs: dict, tmp_path: Path) -> None:
+    out = tmp_path / "merged3"
+    code, output = sr(full_runs["paths"], "score", *full_runs["shards"][:3], "--out", out)
+    assert code == 1
+    assert "sealed" in output and "2025 / 2700" in output and "shards present: 1, 2, 3 of 4" in output
+    assert not OUTCOME_WORDS.search(output), output
+    assert not out.exists()
+
+
+def test_all_four_shards_give_exactly_the_unsharded_result(full_runs: dict, tmp_path: Path) -> None:
+    out = tmp_path / "merged4"
+    code, output = sr(full_runs["paths"], "score", *reversed(full_runs["shards"]), "--out", out, "--no-plots")
+    assert code == 0, output
+    assert "Gate verdict" in output
+    for name in ("report.json", "per_task.jsonl"):
+        assert (out / name).read_bytes() == (full_runs["first"] / name).read_bytes()
+
+
+def test_a_shard_run_is_not_scored_by_itself(full_runs: dict) -> None:
+    for shard_dir in full_runs["shards"]:
+        assert not (shard_dir / "report.json").exists()
+        assert read_manifest(shard_dir).episodes == 675
+
+
+def test_status_shows_progress_and_never_an_outcome(full_runs: dict) -> None:
+    code, output = sr(full_runs["paths"], "status", full_runs["shards"][0])
+    assert code == 0
+    assert "675" in output and "shards present: 1 of 4" in output and "terminal: no" in output
+    assert not OUTCOME_WORDS.search(output.replace(full_runs["shards"][0].name, "")), output
+
+
+def test_sr_run_prints_the_verdict_and_criteria_table(tmp_path: Path) -> None:
+    paths = frozen_project(tmp_path)
+    code, output = sr(paths, "run", "--tasks", "S1,en", "--catalogs", "100", "--workers", "1", "--no-plots")
+    assert code == 0, output
+    assert "Gate verdict:" in output and "sub-scope" in output
+    for column in ("code", "metric", "statistic", "value", "95% CI", "threshold", "passed"):
+        assert column in output
+    assert all(f"G{i}" in output for i in range(1, 7))
+
+
+def test_draft_runs_are_refused_unless_asked_for_and_never_scored(tmp_path: Path) -> None:
+    paths = copy_project(tmp_path)
+    code, output = sr(paths, "run", "--tasks", "S1,en", "--catalogs", "100")
+    assert code == 1 and "draft" in output and not paths.runs_dir.exists()
+    code, output = sr(paths, "run", "--tasks", "S1,en", "--catalogs", "100", "--draft", "--workers", "1")
+    assert code == 0 and "never scored" in output
+    (run_dir,) = _run_dirs(paths)
+    code, output = sr(paths, "score", run_dir)
+    assert code == 1 and "draft" in output
+    assert not (run_dir / "report.json").exists()
+
+
+def test_scoring_refuses_a_freeze_hash_other_than_the_current_lock(tmp_path: Path) -> None:
+    from schemarouter.compiler import freeze_project
+
+    paths = frozen_project(tmp_path)
+    for k in (1, 2):
+        run_flow.run_experiment(paths=paths, tasks="S1,en", catalogs="100", shard=f"{k}/2", workers=1)
+    dirs = _run_dirs(paths)
+    gates = paths.spec_dir / "gates.yaml"
+    gates.write_text(
+        gates.read_text().replace("so the lower bound decides", "so the lower bound alone decides")
+    )
+    freeze_project(paths, reason="edit a rationale before any scoring")
+    code, output = sr(paths, "score", *dirs)
+    assert code == 1 and "freeze root hash mismatch" in output
+    assert read_lock(paths.lock_file).scoring_started is None
+
+
+def test_resume_with_run_dir_rejects_scope_options(tmp_path: Path) -> None:
+    paths = frozen_project(tmp_path)
+    code, _ = sr(paths, "run", "--tasks", "S1,en", "--catalogs", "100", "--workers", "1", "--no-plots")
+    (run_dir,) = _run_dirs(paths)
+    code, output = sr(paths, "run", "--resume", "--run-dir", run_dir, "--catalogs", "250")
+    assert code == 1 and "drop --agent" in output
+    code, output = sr(paths, "run", "--resume", "--run-dir", run_dir, "--no-plots")
+    assert code == 0 and "committed 0 this session (30 before)" in output
