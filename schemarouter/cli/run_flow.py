@@ -63,7 +63,7 @@ class RunOutcome:
 
 
 def surface_tasks(paths: ProjectPaths) -> list[Any]:
-    from schemarouter.runtime.surface.model import load_surface
+    from schemarouter.runtime.surface import load_surface
 
     return list(load_surface(paths.catalogs_dir))
 
