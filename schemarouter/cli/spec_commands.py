@@ -14,10 +14,10 @@ from schemarouter.errors import SchemaRouterError
 def validate(ctx: typer.Context) -> None:
     """Check every spec/<name>.yaml against spec/schema/<name>.schema.json, then against the seed.
 
-    Reports every problem at once, one line each, as file:line:col: key.path: message, sorted by
-    position: YAML that is not plain data, duplicate keys, schema errors, unknown keys, and the seed's
-    rules (allowed/forbidden state items, the five conditions and their limits, 180 tasks, metric and
-    gate references). Exits 1 if there is any problem.
+    Reports every problem at once, one line each, sorted by position, as file:line:col: key.path: message.
+    Problems: YAML that is not plain data, duplicate keys, schema errors, unknown keys.
+    Seed rules: allowed/forbidden state items, the five conditions and their limits, 180 tasks, gates.
+    Exits 1 if there is any problem.
     """
     from schemarouter.compiler import validate_project
 
@@ -41,10 +41,10 @@ def freeze(
 ) -> None:
     """Validate, then write spec/freeze.lock: a sha256 per frozen file, a root hash, the time and git commit.
 
-    Covers every file under spec/ (the lock aside) and under catalogs/. YAML and JSON are hashed as
-    RFC 8785 canonical JSON of their data, so comments and formatting do not count. Re-freezing
-    appends to the lock's history; it is allowed until the first scored run, after which any change to
-    a frozen file is refused. Freezing unchanged files does nothing.
+    Covers every file under spec/ (the lock aside) and under catalogs/.
+    YAML and JSON are hashed as RFC 8785 canonical JSON of their data: comments and formatting do not count.
+    Re-freezing appends to the lock's history and is allowed until the first scored run.
+    After it, any change to a frozen file is refused. Freezing unchanged files does nothing.
     """
     from schemarouter.compiler import freeze_project
 
@@ -59,8 +59,9 @@ def freeze(
 def verify(ctx: typer.Context) -> None:
     """Recompute the frozen files' hashes and compare them with spec/freeze.lock; exit 1 on any drift.
 
-    Names each file added, removed or changed; for spec files says what changed in the data
-    (e.g. state_contract.allowed: field "foo" added), for catalogs which route or task ids changed.
+    Names each file added, removed or changed.
+    For a spec file it says what changed in the data, e.g. state_contract.allowed: field "foo" added.
+    For a catalog it names the route or task ids added, removed or changed.
     """
     from schemarouter.compiler import verify_project
 
@@ -83,8 +84,8 @@ def compile_command(
 ) -> None:
     """Validate, verify against spec/freeze.lock, and write build/compiled.json for the runtime.
 
-    Refuses specs that drifted from the lock. Without a lock it compiles a draft (marked in the
-    manifest; scoring refuses drafts), so editing specs before the first freeze stays easy.
+    Refuses specs that drifted from the lock.
+    Without a lock it compiles a draft, marked in the manifest; scoring refuses drafts.
     """
     from schemarouter.compiler import compile_project
 
