@@ -200,3 +200,36 @@ def test_golden_update_then_check_and_hand_edits_are_caught(full_runs: dict, tmp
     points_file.write_text(json.dumps(data))
     code, output = sr(paths, "golden", "--check", "--run-dir", full_runs["first"])
     assert code == 1 and "$.metrics.ORACLE.100.task_pass: golden 0.5" in output
+
+
+def test_sr_run_with_infrastructure_failures_is_not_terminal_until_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    paths = frozen_project(tmp_path)
+    failing = frozenset({"S1-en-02 | SR-5-STATE-AWARE | 100", "S1-en-04 | FULL | 100"})
+    monkeypatch.setattr(run_flow, "EngineAdapter", lambda: FakeEngine(fail_keys=failing))
+    code, output = sr(paths, "run", "--tasks", "S1,en", "--catalogs", "100", "--workers", "2", "--no-plots")
+    assert code == 1 and "not terminal" in output and "2 infrastructure events" in output
+    (run_dir,) = _run_dirs(paths)
+    assert not (run_dir / "report.json").exists()
+    code, output = sr(paths, "status", run_dir)
+    assert "S1-en-02 | SR-5-STATE-AWARE | 100" in output and "RuntimeError" in output
+    code, output = sr(paths, "score", run_dir)
+    assert code == 1 and "sealed" in output and "28 / 30" in output and not OUTCOME_WORDS.search(output)
+
+    monkeypatch.setattr(run_flow, "EngineAdapter", FakeEngine)
+    code, output = sr(paths, "run", "--resume", "--run-dir", run_dir, "--no-plots")
+    assert code == 0 and "committed 2 this session (28 before)" in output and "Gate verdict" in output
+    code, output = sr(paths, "status", run_dir)
+    assert "terminal: yes" in output and "resolved infrastructure events" in output
+
+
+def test_bench_run_prints_timings_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    paths = frozen_project(tmp_path)
+    lock_before = paths.lock_file.read_bytes()
+    code, output = sr(paths, "bench", "run", "--workers", "2")
+    assert code == 0, output
+    assert "episodes/s" in output and "bootstrap + gate" in output and "2700 episodes" in output
+    assert not OUTCOME_WORDS.search(output.replace("0.", "")), output
+    assert list(paths.build_dir.glob("bench-run-*")) == []
+    assert paths.lock_file.read_bytes() == lock_before

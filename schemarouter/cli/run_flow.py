@@ -121,18 +121,23 @@ def run_experiment(
     setup = EngineSetup(
         project_root=paths.root, compiled=compiled, catalog_sizes=scope.catalogs, agent=manifest.agent.name
     )
-    with EpisodeProgress(console) as progress:
-        result = run_session(
-            run_dir,
-            manifest,
-            engine=engine or EngineAdapter(),
-            setup=setup,
-            project_root=paths.root,
-            workers=workers,
-            max_events=max_events,
-            on_start=progress.start,
-            on_progress=progress.advance,
-        )
+    try:
+        with EpisodeProgress(console) as progress:
+            result = run_session(
+                run_dir,
+                manifest,
+                engine=engine or EngineAdapter(),
+                setup=setup,
+                project_root=paths.root,
+                workers=workers,
+                max_events=max_events,
+                on_start=progress.start,
+                on_progress=progress.advance,
+            )
+    except KeyboardInterrupt:
+        raise SchemaRouterError(
+            f"interrupted; committed episodes are kept. Continue: `sr run --resume --run-dir {run_dir}`"
+        ) from None
     s = result.summary
     console.print(
         f"  committed {s.committed} this session ({result.already_committed} before), "
