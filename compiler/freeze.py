@@ -76,7 +76,7 @@ def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = N
         root = root_digest({path: f.digest for path, f in fingerprints.items()})
         if previous is not None and previous.root == root:
             return FreezeResult(lock=previous, written=False, previous_root=str(previous.root))
-        changes = verify_project(paths).drift_lines() if previous is not None else []
+        changes = verify_project(paths, current=fingerprints).drift_lines() if previous is not None else []
         if previous is not None and previous.scoring_started is not None:
             raise SchemaRouterError(_refusal(previous, changes))
         validate_project(paths)

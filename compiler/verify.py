@@ -80,14 +80,16 @@ class VerifyReport:
         return "\n".join([head, *self.drift_lines(), hint])
 
 
-def verify_project(paths: ProjectPaths) -> VerifyReport:
-    """Compare the project's files with spec/freeze.lock; raise SchemaRouterError if there is no lock."""
+def verify_project(paths: ProjectPaths, *, current: dict[str, Fingerprint] | None = None) -> VerifyReport:
+    """Compare the project's files (or the fingerprints ``current`` already taken of them) with
+    spec/freeze.lock; raise SchemaRouterError if there is no lock."""
     lock = read_lock(paths.lock_file)
     if lock is None:
         raise SchemaRouterError(
             'spec/freeze.lock: not found; the specs are a draft. Freeze them with: sr freeze --reason "<why>"'
         )
-    current = current_fingerprints(paths)
+    if current is None:
+        current = current_fingerprints(paths)
     report = VerifyReport(
         lock=lock, current=current, root=root_digest({p: f.digest for p, f in current.items()})
     )
