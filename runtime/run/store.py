@@ -59,6 +59,7 @@ CREATE TABLE IF NOT EXISTS events (
     occurred_at TEXT NOT NULL,
     resolved_at TEXT
 );
+CREATE INDEX IF NOT EXISTS events_by_episode ON events (task_id, condition, catalog);
 """
 
 
