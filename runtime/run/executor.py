@@ -161,27 +161,35 @@ def _execute_pool(
         initargs=(engine, setup),
     )
     stopped: str | None = None
+
+    def submit_more() -> None:
+        nonlocal stopped
+        for batch in _take(pending, workers * 2 - len(in_flight)):
+            try:
+                in_flight[pool.submit(_worker_run, batch)] = batch
+            except BrokenProcessPool:  # a worker died; the batch never ran, so it is not an event
+                stopped = "a worker process died"
+                return
+
     try:
-        for batch in _take(pending, workers * 2):
-            in_flight[pool.submit(_worker_run, batch)] = batch
+        submit_more()
         while in_flight:
             done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
             for future in sorted(done, key=lambda f: in_flight[f][0]):
                 batch = in_flight.pop(future)
                 try:
                     results = future.result()
-                except BrokenProcessPool as err:
-                    for key in [*batch, *(k for b in in_flight.values() for k in b)]:
+                except BrokenProcessPool as err:  # every episode of the batch was in flight in a dead pool
+                    stopped = "a worker process died"
+                    for key in batch:
                         sink.fail(key, _failure("worker_lost", err))
-                    in_flight.clear()
-                    return sink.summary("a worker process died")
+                    continue
                 for key, outcome in results:
                     sink.accept(key, outcome)
-            if sink.events >= max_events:
+            if stopped is None and sink.events >= max_events:
                 stopped = f"{sink.events} infrastructure events"
-                continue
-            for batch in _take(pending, workers * 2 - len(in_flight)):
-                in_flight[pool.submit(_worker_run, batch)] = batch
+            if stopped is None:
+                submit_more()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return sink.summary(stopped)
