@@ -1,3 +1,44 @@
-"""`sr` commands for this area; registered on import by schemarouter.cli.app."""
+"""`sr episode`: run one episode and print a readable trace."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from schemarouter.cli.app import app, paths
+
+
+@app.command()
+def episode(
+    ctx: typer.Context,
+    task_id: Annotated[str, typer.Argument(help="Task ID from the surface, e.g. S1-en-01.")],
+    condition: Annotated[
+        str, typer.Option(help="Condition ID from spec/conditions.yaml.")
+    ] = "SR-5-STATE-AWARE",
+    catalog: Annotated[int, typer.Option(help="Catalog size: 100, 250 or 500.")] = 100,
+    agent: Annotated[str, typer.Option(help="Agent: reference, adversarial or openai.")] = "reference",
+    tokenizer_json: Annotated[
+        Path | None, typer.Option(help="Count tokens with this Hugging Face tokenizer.json instead.")
+    ] = None,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the full trace JSON here.")
+    ] = None,
+) -> None:
+    """Run one episode and print its trace: exposure, retrieval calls, decisions, gate, results, state."""
+    from schemarouter.runtime.engine.show import render_trace
+    from schemarouter.workflow import run_single_episode
+
+    trace = run_single_episode(
+        paths=paths(ctx),
+        task_id=task_id,
+        condition_id=condition,
+        catalog_size=catalog,
+        agent=agent,
+        tokenizer_path=str(tokenizer_json) if tokenizer_json else None,
+    )
+    render_trace(trace)
+    if json_out is not None:
+        json_out.write_text(json.dumps(trace.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")

@@ -1,0 +1,25 @@
+"""Agents: a Protocol, a registry, the deterministic reference agent and the adversarial test agent."""
+
+from schemarouter.runtime.agents.protocol import (
+    Agent,
+    AgentView,
+    BadOutput,
+    CannotProceed,
+    Decision,
+    FinalAnswer,
+    ToolCall,
+)
+from schemarouter.runtime.agents.registry import agent_names, make_agent, register_agent
+
+__all__ = [
+    "Agent",
+    "AgentView",
+    "BadOutput",
+    "CannotProceed",
+    "Decision",
+    "FinalAnswer",
+    "ToolCall",
+    "agent_names",
+    "make_agent",
+    "register_agent",
+]

@@ -1,0 +1,179 @@
+"""An OpenAI-compatible chat-completions agent (vLLM, llama.cpp, Ollama, hosted APIs).
+
+It sends exactly the prompt the engine built and counted: ``messages`` and ``tools`` (the exposed
+schemas). Bad model output (no parsable call, unknown tool, arguments that are not JSON) becomes a
+``BadOutput`` decision, which the engine turns into a gated, failed turn, never a crash. A server that
+does not answer after the configured retries raises ``ModelServerError``: an infrastructure event,
+never a task outcome.
+
+With ``constrained_decoding`` the request also carries a ``response_format`` JSON schema whose tool
+name is an enum of the exposed tools (llama.cpp supports this), for models without native tool calls.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+from schemarouter.runtime.agents.model_cache import ModelCallCache
+from schemarouter.runtime.agents.protocol import AgentView, BadOutput, Decision, FinalAnswer, ToolCall
+
+
+class ModelServerError(RuntimeError):
+    """The model server did not answer usefully after retries (an infrastructure event)."""
+
+
+@dataclass(frozen=True)
+class OpenAISettings:
+    base_url: str
+    model: str
+    api_key: str | None = None
+    temperature: float = 0.0
+    seed: int = 0
+    max_tokens: int = 256
+    timeout_s: float = 120.0
+    retries: int = 3
+    backoff_s: float = 1.0
+    constrained_decoding: bool = False
+
+
+@dataclass
+class CallRecord:
+    """What the agent records of each model call, beside our own token counts."""
+
+    cached: bool
+    usage: dict[str, Any] | None
+    model: str | None
+    system_fingerprint: str | None
+
+
+def build_request(settings: OpenAISettings, view: AgentView) -> dict[str, Any]:
+    request: dict[str, Any] = {
+        "model": settings.model,
+        "messages": list(view.prompt.messages),
+        "temperature": settings.temperature,
+        "seed": settings.seed,
+        "max_tokens": settings.max_tokens,
+    }
+    names = [t["function"]["name"] for t in view.prompt.tools]
+    if settings.constrained_decoding:
+        request["response_format"] = {
+            "type": "json_object",
+            "schema": {
+                "type": "object",
+                "properties": {
+                    "tool": {"type": "string", "enum": [*names, "final_answer"]},
+                    "arguments": {"type": "object"},
+                },
+                "required": ["tool", "arguments"],
+            },
+        }
+    elif view.prompt.tools:
+        request["tools"] = list(view.prompt.tools)
+        # llama.cpp's server silently drops the tools unless tool_choice is given.
+        request["tool_choice"] = "auto"
+    return request
+
+
+def parse_response(response: dict[str, Any], exposed_names: set[str], constrained: bool = False) -> Decision:
+    """Turn a chat-completions response into a decision; never raises on model output."""
+    try:
+        message = response["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError):
+        return BadOutput(error="response has no choices[0].message", raw=json.dumps(response)[:2000])
+    tool_calls = message.get("tool_calls") or []
+    content = message.get("content") or ""
+    if constrained and not tool_calls:
+        return _parse_constrained(content)
+    if not tool_calls:
+        return FinalAnswer(text=content)
+    call = tool_calls[0]
+    function = call.get("function") or {}
+    name = function.get("name")
+    raw_args = function.get("arguments", "{}")
+    if not isinstance(name, str) or not name:
+        return BadOutput(error="tool call without a name", raw=json.dumps(call)[:2000])
+    if isinstance(raw_args, dict):
+        args: Any = raw_args
+    else:
+        try:
+            args = json.loads(raw_args or "{}")
+        except (json.JSONDecodeError, TypeError):
+            return BadOutput(error="arguments are not JSON", raw=str(raw_args)[:2000], tool_name=name)
+    if not isinstance(args, dict):
+        return BadOutput(error="arguments are not a JSON object", raw=str(raw_args)[:2000], tool_name=name)
+    return ToolCall(name, args)
+
+
+def _parse_constrained(content: str) -> Decision:
+    try:
+        data = json.loads(content)
+    except json.JSONDecodeError:
+        return BadOutput(error="constrained output is not JSON", raw=content[:2000])
+    if not isinstance(data, dict) or not isinstance(data.get("tool"), str):
+        return BadOutput(error="constrained output lacks a tool name", raw=content[:2000])
+    if data["tool"] == "final_answer":
+        return FinalAnswer(text=json.dumps(data.get("arguments", {}), ensure_ascii=False))
+    args = data.get("arguments", {})
+    if not isinstance(args, dict):
+        return BadOutput(error="arguments are not a JSON object", raw=content[:2000], tool_name=data["tool"])
+    return ToolCall(data["tool"], args)
+
+
+@dataclass
+class OpenAIAgent:
+    settings: OpenAISettings
+    cache: ModelCallCache | None = None
+    use_cache: bool = True
+    records: list[CallRecord] = field(default_factory=list)
+    server_calls: int = 0
+    name: str = "openai"
+
+    def decide(self, view: AgentView) -> Decision:
+        request = build_request(self.settings, view)
+        response = self.cache.get(request) if (self.cache is not None and self.use_cache) else None
+        cached = response is not None
+        if response is None:
+            response = self._post(request)
+            if self.cache is not None:
+                self.cache.put(request, response)
+        self.records.append(
+            CallRecord(
+                cached=cached,
+                usage=response.get("usage"),
+                model=response.get("model"),
+                system_fingerprint=response.get("system_fingerprint"),
+            )
+        )
+        names = {t["function"]["name"] for t in view.prompt.tools}
+        return parse_response(response, names, constrained=self.settings.constrained_decoding)
+
+    def _post(self, request: dict[str, Any]) -> dict[str, Any]:
+        url = self.settings.base_url.rstrip("/") + "/chat/completions"
+        body = json.dumps(request).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        if self.settings.api_key:
+            headers["Authorization"] = f"Bearer {self.settings.api_key}"
+        last_error = "no attempt"
+        for attempt in range(self.settings.retries + 1):
+            if attempt:
+                time.sleep(self.settings.backoff_s * 2 ** (attempt - 1))
+            self.server_calls += 1
+            try:
+                req = urllib.request.Request(url, data=body, headers=headers, method="POST")
+                with urllib.request.urlopen(req, timeout=self.settings.timeout_s) as resp:
+                    data = json.loads(resp.read().decode("utf-8"))
+                if isinstance(data, dict):
+                    return data
+                last_error = "response is not a JSON object"
+            except urllib.error.HTTPError as err:
+                last_error = f"HTTP {err.code}"
+                if err.code != 429 and err.code < 500:
+                    break
+            except (urllib.error.URLError, TimeoutError, OSError, json.JSONDecodeError) as err:
+                last_error = f"{type(err).__name__}: {err}"
+        raise ModelServerError(f"model server at {url} failed: {last_error}")

@@ -1,0 +1,116 @@
+"""The built-in reference agent: deterministic, competent, and limited to what is exposed.
+
+It models a tool-calling model that understood the request: it follows the task's plan as a model
+that read the request would (the plan stands in for that understanding; it never reaches retrieval),
+but it only ever sees and calls the exposed tools.
+
+* The step it needs is exposed: it calls it, binding arguments from the values the user gave and from
+  observed typed outputs by semantic ID and unit, and carrying stable identifiers verbatim.
+* The step is not exposed: it calls the exposed tool that best matches the needed capability
+  (``spec/agent.yaml`` ``missing_tool_rule``: semantic IDs first, then name tokens), never a
+  destructive tool the user did not grant, and never an identical call that already failed. That call
+  fails or completes without the needed output, which is a tool turn, so refresh triggers apply.
+* Nothing exposed shares anything with the needed capability: it says it cannot proceed.
+* Free text in tool output is ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from schemarouter.runtime.agents.protocol import AgentView, CannotProceed, Decision, FinalAnswer, ToolCall
+from schemarouter.runtime.catalog.model import Endpoint
+from schemarouter.runtime.policy.gate import grant_covers
+from schemarouter.runtime.simulator.binding import bind_arguments
+from schemarouter.runtime.surface.model import Task
+from schemarouter.runtime.surface.plan import ExecutedCall, next_required_step
+
+_VERSION = re.compile(r"^v\d+$")
+
+
+@dataclass(frozen=True)
+class MissingToolRule:
+    semantic_id_weight: float = 10.0
+    name_token_weight: float = 1.0
+    min_score: float = 1.0
+    exclude_destructive_without_grant: bool = True
+    never_repeat_identical_failed_call: bool = True
+
+
+def name_tokens(endpoint: Endpoint) -> frozenset[str]:
+    parts = re.split(r"[._\-]+", f"{endpoint.route_id}.{endpoint.name}".lower())
+    return frozenset(p for p in parts if p and not _VERSION.match(p))
+
+
+def semantic_ids(endpoint: Endpoint) -> frozenset[str]:
+    return frozenset(f.semantic_id for f in (*endpoint.inputs, *endpoint.outputs))
+
+
+class ReferenceAgent:
+    name = "reference"
+
+    def __init__(self, *, task: Task, catalog_by_route: dict[str, Endpoint], rule: MissingToolRule):
+        self._task = task
+        self._catalog = catalog_by_route
+        self._rule = rule
+
+    def decide(self, view: AgentView) -> Decision:
+        executed = _executed_calls(view)
+        step = next_required_step(self._task, executed)
+        observations = [c.result for c in executed if c.result.status == "ok"]
+        if step is None:
+            values = {f.semantic_id: f.value for f in observations[-1].fields} if observations else {}
+            return FinalAnswer(values=values, text="done")
+        exposed = {e.route_id: e for e in view.exposed}
+        literal = dict(step.literal_args)
+        target = exposed.get(step.route_id)
+        if target is not None:
+            return ToolCall(target.name, bind_arguments(target, literal, observations))
+        needed = self._catalog.get(step.route_id)
+        if needed is None:
+            return CannotProceed(f"no tool for {step.route_id}")
+        failed = {(h.tool_name, _key(h.arguments)) for h in view.history if h.status != "ok"}
+        best: tuple[float, str, ToolCall] | None = None
+        for candidate in view.exposed:
+            score = self._score(needed, candidate)
+            if score < self._rule.min_score:
+                continue
+            if (
+                self._rule.exclude_destructive_without_grant
+                and candidate.side_effect == "destructive"
+                and not grant_covers(self._task.grants, candidate.route_id, literal)
+            ):
+                continue
+            call = ToolCall(candidate.name, bind_arguments(candidate, literal, observations))
+            if (
+                self._rule.never_repeat_identical_failed_call
+                and (call.tool_name, _key(call.arguments)) in failed
+            ):
+                continue
+            if best is None or (-score, candidate.route_id) < (-best[0], best[1]):
+                best = (score, candidate.route_id, call)
+        if best is None:
+            return CannotProceed("no exposed tool matches the needed capability")
+        return best[2]
+
+    def _score(self, needed: Endpoint, candidate: Endpoint) -> float:
+        shared_ids = len(semantic_ids(needed) & semantic_ids(candidate))
+        shared_names = len(name_tokens(needed) & name_tokens(candidate))
+        return self._rule.semantic_id_weight * shared_ids + self._rule.name_token_weight * shared_names
+
+
+def _key(arguments: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _executed_calls(view: AgentView) -> list[ExecutedCall]:
+    """The executed calls (allowed by the gate), rebuilt from the agent's own history."""
+    return [
+        ExecutedCall(route_id=h.result.route_id, arguments=h.arguments, result=h.result)
+        for h in view.history
+        if h.result is not None
+    ]

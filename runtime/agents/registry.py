@@ -1,0 +1,61 @@
+"""Agents by name. Each entry builds an agent for one episode from the spec's settings."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from schemarouter.runtime.agents.adversarial import AdversarialAgent
+from schemarouter.runtime.agents.protocol import Agent
+from schemarouter.runtime.agents.reference import MissingToolRule, ReferenceAgent
+from schemarouter.runtime.catalog.model import Endpoint
+from schemarouter.runtime.surface.model import Task
+
+from schemarouter.errors import SchemaRouterError
+
+AgentFactory = Callable[..., Agent]
+_REGISTRY: dict[str, AgentFactory] = {}
+
+
+def register_agent(name: str) -> Callable[[AgentFactory], AgentFactory]:
+    def wrap(factory: AgentFactory) -> AgentFactory:
+        _REGISTRY[name] = factory
+        return factory
+
+    return wrap
+
+
+def agent_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def make_agent(name: str, *, task: Task, endpoints: tuple[Endpoint, ...], settings: Any) -> Agent:
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        raise SchemaRouterError(f"unknown agent {name!r}; known: {', '.join(agent_names())}") from None
+    return factory(task=task, endpoints=endpoints, settings=settings)
+
+
+@register_agent("reference")
+def _reference(*, task: Task, endpoints: tuple[Endpoint, ...], settings: Any) -> Agent:
+    rule = settings.missing_tool_rule()
+    return ReferenceAgent(
+        task=task,
+        catalog_by_route={e.route_id: e for e in endpoints},
+        rule=MissingToolRule(
+            semantic_id_weight=rule.score["semantic_id_weight"],
+            name_token_weight=rule.score["name_token_weight"],
+            min_score=rule.min_score,
+            exclude_destructive_without_grant=rule.exclude_destructive_without_grant,
+            never_repeat_identical_failed_call=rule.never_repeat_identical_failed_call,
+        ),
+    )
+
+
+@register_agent("adversarial")
+def _adversarial(*, task: Task, endpoints: tuple[Endpoint, ...], settings: Any) -> Agent:
+    cfg = settings.adversarial
+    return AdversarialAgent(
+        task_id=task.task_id, catalog=endpoints, seed_label=cfg["seed_label"], max_calls=cfg["max_calls"]
+    )

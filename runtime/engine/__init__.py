@@ -1,0 +1,7 @@
+"""The episode engine: runs one task under one condition on one catalog size with one agent."""
+
+from schemarouter.runtime.engine.episode import run_episode
+from schemarouter.runtime.engine.resources import CatalogResources, EngineResources
+from schemarouter.runtime.engine.trace import TRACE_VERSION, EpisodeTrace
+
+__all__ = ["TRACE_VERSION", "CatalogResources", "EngineResources", "EpisodeTrace", "run_episode"]

@@ -1,0 +1,231 @@
+"""One episode: one task, under one condition, on one catalog size, with one agent.
+
+The loop, per model turn:
+1. build the prompt from the exposed schemas and the history, and count its tokens;
+2. the agent decides: a tool call, a final answer, or that it cannot proceed;
+3. the policy gate decides on a call and writes its audit record before anything executes;
+4. an allowed call executes in the simulator (only an Allow can reach it);
+5. ObservableState is updated from the typed result only, with the deterministic task-incomplete flag;
+6. the exposure policy may refresh or widen, within its limits.
+It stops on a final answer or cannot-proceed, at the maximum number of model turns, or after the
+configured number of consecutive tool turns without progress.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from schemarouter.runtime.agents.protocol import Agent, AgentView, BadOutput, CannotProceed, FinalAnswer
+from schemarouter.runtime.engine.metrics import episode_metrics
+from schemarouter.runtime.engine.resources import CatalogResources, EngineResources
+from schemarouter.runtime.engine.trace import EpisodeTrace, TraceDecision, TraceResult, TurnRecord
+from schemarouter.runtime.exposure import ExposurePolicy, build_policy
+from schemarouter.runtime.exposure.registry import PolicyInputs
+from schemarouter.runtime.policy import Allow, PolicyGate, execute_allowed
+from schemarouter.runtime.prompt import HistoryEntry, build_prompt
+from schemarouter.runtime.simulator.result import ToolResult
+from schemarouter.runtime.state import ObservableState
+from schemarouter.runtime.surface.check import check_task, milestones_reached
+from schemarouter.runtime.surface.model import Task
+from schemarouter.runtime.surface.plan import ExecutedCall, required_routes
+
+
+def run_episode(
+    *,
+    resources: EngineResources,
+    task: Task,
+    condition_id: str,
+    catalog_size: int,
+    agent: Agent | None = None,
+) -> EpisodeTrace:
+    started = time.perf_counter()
+    cat = resources.catalog(catalog_size)
+    condition = resources.condition(condition_id)
+    agent = agent or resources.make_agent(task=task, catalog=cat)
+    visible = task.visible()
+    policy = build_policy(
+        condition,
+        PolicyInputs(
+            static=cat.static_retriever,
+            research=cat.state_aware_retriever,
+            catalog_route_ids=cat.route_ids,
+            required_route_ids=required_routes(task),
+        ),
+    )
+    gate = PolicyGate(cat.by_name, visible.grants)
+    episode = _Episode(resources, cat, task, policy, gate, agent)
+    episode.pending_retrievals = policy.start(visible.query)
+    initial_exposure = list(policy.exposed)
+    ended_by = episode.loop()
+    check = check_task(task, episode.executed, episode.world, gave_final_answer=ended_by == "final_answer")
+    trace_wo_metrics: dict[str, Any] = {
+        "task_id": visible.task_id,
+        "stratum": visible.stratum,
+        "language": visible.language,
+        "condition": condition_id,
+        "catalog": catalog_size,
+        "agent": agent.name,
+        "tokenizer": resources.tokenizer_name,
+        "initial_exposure": initial_exposure,
+        "turns": episode.turns,
+        "ended_by": ended_by,
+        "passed": check.passed,
+        "milestones_reached": check.milestones_reached,
+        "milestones_total": check.milestones_total,
+        "check_reasons": list(check.reasons),
+    }
+    wall_ms = (time.perf_counter() - started) * 1000.0
+    metrics = episode_metrics(
+        task=task,
+        trace=trace_wo_metrics,
+        ranks=condition.retrieval_query != "none",
+        catalog=cat,
+        wall_ms=wall_ms,
+    )
+    return EpisodeTrace(**trace_wo_metrics, metrics=metrics, wall_latency_ms=round(wall_ms, 3))
+
+
+class _Episode:
+    def __init__(
+        self,
+        resources: EngineResources,
+        cat: CatalogResources,
+        task: Task,
+        policy: ExposurePolicy,
+        gate: PolicyGate,
+        agent: Agent,
+    ):
+        self.resources = resources
+        self.cat = cat
+        self.task = task
+        self.policy = policy
+        self.gate = gate
+        self.agent = agent
+        self.world = task.hidden.world
+        self.state = ObservableState.initial().with_task_incomplete(True)
+        self.executed: list[ExecutedCall] = []
+        self.history: list[HistoryEntry] = []
+        self.turns: list[TurnRecord] = []
+        self.pending_retrievals: list[Any] = []
+        self.after_tool_turn = False
+
+    def loop(self) -> str:
+        engine = self.resources.engine_spec
+        no_progress = 0
+        for turn in range(1, engine.max_model_turns + 1):
+            exposed = tuple(self.cat.by_route[r] for r in self.policy.exposed)
+            prompt = build_prompt(
+                system_prompt=engine.system_prompt,
+                query=self.task.visible().query,
+                history=tuple(self.history),
+                exposed=exposed,
+            )
+            tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts)
+            decision = self.agent.decide(AgentView(turn, prompt, exposed, tuple(self.history)))
+            base = {
+                "turn": turn,
+                "exposed_route_ids": list(self.policy.exposed),
+                "ranking_top5": None if self.policy.ranking_top5 is None else list(self.policy.ranking_top5),
+                "retrieval_calls": [c.audit_dict() for c in self.pending_retrievals],
+                "schema_tokens": tokens.schema_tokens,
+                "input_tokens": tokens.input_tokens,
+                "after_tool_turn_recall": self.after_tool_turn and self.state.task_incomplete,
+            }
+            self.pending_retrievals = []
+            if isinstance(decision, FinalAnswer | CannotProceed):
+                kind = decision.kind
+                self.turns.append(
+                    TurnRecord(
+                        **base,
+                        decision=TraceDecision(
+                            kind=kind,
+                            answer=decision.values if isinstance(decision, FinalAnswer) else None,
+                            detail=decision.reason if isinstance(decision, CannotProceed) else None,
+                        ),
+                        audit=None,
+                        result=None,
+                        state_after=None,
+                    )
+                )
+                return kind
+            progressed = self._tool_turn(turn, decision, base)
+            no_progress = 0 if progressed else no_progress + 1
+            if no_progress >= engine.max_consecutive_no_progress_turns:
+                return "no_progress"
+            if turn < engine.max_model_turns and self.state.task_incomplete:
+                # Refresh or widen only when another decision point follows.
+                self.pending_retrievals = self.policy.after_tool_turn(True, self.state)
+        return "max_turns"
+
+    def _tool_turn(self, turn: int, decision: Any, base: dict[str, Any]) -> bool:
+        if isinstance(decision, BadOutput):
+            tool_name, arguments = decision.tool_name or "", decision.raw
+            trace_decision = TraceDecision(
+                kind="bad_output", tool_name=decision.tool_name, arguments=decision.raw, detail=decision.error
+            )
+        else:
+            tool_name, arguments = decision.tool_name, decision.arguments
+            trace_decision = TraceDecision(kind="tool_call", tool_name=tool_name, arguments=arguments)
+        verdict = self.gate.decide(
+            turn=turn,
+            tool_name=tool_name,
+            arguments=arguments,
+            exposed_names=self.cat.names_of(self.policy.exposed),
+        )
+        before = milestones_reached(self.task, self.executed)
+        new_route = False
+        result: ToolResult | None = None
+        if isinstance(verdict, Allow):
+            result, self.world = execute_allowed(verdict, self.world)
+            new_route = result.status == "ok" and all(c.route_id != result.route_id for c in self.executed)
+            self.executed.append(
+                ExecutedCall(route_id=result.route_id, arguments=verdict.arguments, result=result)
+            )
+            self.state = self.state.after_result(result)
+            trace_result = TraceResult(
+                status=result.status,
+                route_id=result.route_id,
+                error_class=result.error_class,
+                fields=[f.model_dump(mode="json") for f in result.fields],
+                message=result.message,
+            )
+            model_view = result.model_view()
+        else:
+            error_class = verdict.audit.error_class or "UNEXPOSED"
+            route_id = verdict.audit.route_id
+            self.state = self.state.after_blocked(route_id or tool_name, error_class)
+            trace_result = TraceResult(
+                status="blocked", route_id=route_id, error_class=error_class, fields=[], message=None
+            )
+            model_view = {"status": "error", "error": error_class}
+        after = milestones_reached(self.task, self.executed)
+        incomplete = after < self.task_milestones_total
+        self.state = self.state.with_task_incomplete(incomplete)
+        self.history.append(
+            HistoryEntry(
+                turn=turn,
+                tool_name=tool_name,
+                route_id=verdict.audit.route_id,
+                arguments=arguments if isinstance(arguments, dict) else {},
+                status=trace_result.status,
+                error_class=trace_result.error_class,
+                model_view=model_view,
+                result=result,
+            )
+        )
+        self.turns.append(
+            TurnRecord(
+                **base,
+                decision=trace_decision,
+                audit=verdict.audit.model_dump(mode="json"),
+                result=trace_result,
+                state_after=self.state.model_dump(mode="json"),
+            )
+        )
+        self.after_tool_turn = True
+        return after > before or new_route
+
+    @property
+    def task_milestones_total(self) -> int:
+        return len(self.task.hidden.milestones)

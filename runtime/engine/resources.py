@@ -1,0 +1,136 @@
+"""Everything an episode needs that is expensive to build: built once per process, reused per episode.
+
+Per catalog size: the catalog, its retrieval index and the two retrievers over it. Shared: the
+surface, the compiled specs, and a token counter whose caches live as long as the process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from schemarouter.runtime.agents.protocol import Agent
+from schemarouter.runtime.agents.registry import make_agent
+from schemarouter.runtime.catalog.io import load_catalog
+from schemarouter.runtime.catalog.model import Catalog, Endpoint
+from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
+from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec, StateAwareRetriever, StaticRetriever
+from schemarouter.runtime.spec_model import CompiledSpec
+from schemarouter.runtime.surface.model import Task, load_surface
+from schemarouter.runtime.tokens import TokenCounter, load_tokenizer
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+
+
+@dataclass
+class CatalogResources:
+    """One catalog size: endpoints, lookups and retrievers over one shared index."""
+
+    catalog: Catalog
+    static_retriever: StaticRetriever
+    state_aware_retriever: StateAwareRetriever
+    by_route: dict[str, Endpoint] = field(init=False)
+    by_name: dict[str, Endpoint] = field(init=False)
+    route_ids: tuple[str, ...] = field(init=False)
+    _names: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        self.by_route = self.catalog.by_route()
+        self.by_name = self.catalog.by_name()
+        self.route_ids = tuple(sorted(self.by_route))
+
+    def names_of(self, route_ids: Sequence[str]) -> frozenset[str]:
+        key = tuple(route_ids)
+        names = self._names.get(key)
+        if names is None:
+            names = frozenset(self.by_route[r].name for r in key)
+            if len(self._names) < 50_000:
+                self._names[key] = names
+        return names
+
+
+class EngineResources:
+    def __init__(
+        self,
+        *,
+        compiled: CompiledSpec,
+        catalogs: dict[int, CatalogResources],
+        tasks: Sequence[Task],
+        engine_spec: EngineSpec,
+        agent_spec: AgentSpec,
+        agent: str,
+        tokenizer_path: str | None = None,
+    ):
+        self.compiled = compiled
+        self._catalogs = catalogs
+        self.tasks = {t.task_id: t for t in tasks}
+        self.engine_spec = engine_spec
+        self.agent_spec = agent_spec
+        self.agent = agent
+        tokenizer_config = engine_spec.tokenizer_config(tokenizer_path)
+        tokenizer = load_tokenizer(tokenizer_config)
+        self.tokenizer_name = tokenizer.name
+        self.tokenizer_config = tokenizer_config
+        acc = engine_spec.token_accounting
+        self.counter = TokenCounter(
+            tokenizer, per_message_overhead=acc.per_message_overhead, reply_priming=acc.reply_priming
+        )
+        self._conditions = {c.id: c for c in compiled.conditions}
+
+    @classmethod
+    def load(
+        cls,
+        *,
+        paths: ProjectPaths,
+        compiled: CompiledSpec,
+        catalog_sizes: Iterable[int] = (100, 250, 500),
+        agent: str = "reference",
+        tokenizer_path: str | None = None,
+    ) -> EngineResources:
+        retriever_spec = RetrieverSpec.from_compiled(compiled)
+        catalogs: dict[int, CatalogResources] = {}
+        for size in catalog_sizes:
+            catalog = load_catalog(paths.catalogs_dir, size)
+            index = RetrievalIndex.build(catalog, retriever_spec)
+            catalogs[size] = CatalogResources(
+                catalog=catalog,
+                static_retriever=StaticRetriever(index),
+                state_aware_retriever=StateAwareRetriever(index, compiled.state_contract),
+            )
+        return cls(
+            compiled=compiled,
+            catalogs=catalogs,
+            tasks=load_surface(paths.catalogs_dir),
+            engine_spec=EngineSpec.model_validate(compiled.raw["engine"]),
+            agent_spec=AgentSpec.model_validate(compiled.raw["agent"]),
+            agent=agent,
+            tokenizer_path=tokenizer_path,
+        )
+
+    def catalog(self, size: int) -> CatalogResources:
+        try:
+            return self._catalogs[size]
+        except KeyError:
+            raise SchemaRouterError(
+                f"catalog {size} is not loaded; loaded: {', '.join(map(str, sorted(self._catalogs)))}"
+            ) from None
+
+    def condition(self, condition_id: str) -> Any:
+        try:
+            return self._conditions[condition_id]
+        except KeyError:
+            known = ", ".join(sorted(self._conditions))
+            raise SchemaRouterError(f"unknown condition {condition_id!r}; known: {known}") from None
+
+    def task(self, task_id: str) -> Task:
+        try:
+            return self.tasks[task_id]
+        except KeyError:
+            raise SchemaRouterError(f"unknown task {task_id!r}") from None
+
+    def make_agent(self, *, task: Task, catalog: CatalogResources) -> Agent:
+        return make_agent(
+            self.agent, task=task, endpoints=catalog.catalog.endpoints, settings=self.agent_spec
+        )

@@ -1,0 +1,60 @@
+"""Typed views of spec/engine.yaml and spec/agent.yaml, parsed from the compiled bundle's raw data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from schemarouter.runtime.tokens import TokenizerConfig
+
+
+class TokenAccounting(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    per_message_overhead: int = Field(description="Tokens charged per message besides role and content.")
+    reply_priming: int = Field(description="Tokens charged once per prompt for priming the reply.")
+
+
+class EngineSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    max_model_turns: int = Field(description="Maximum model turns per episode.")
+    max_consecutive_no_progress_turns: int = Field(
+        description="Stop after this many tool turns without progress."
+    )
+    system_prompt: str = Field(description="The system message of every prompt.")
+    tokenizer: dict[str, Any] = Field(description="Tokenizer settings (kind, encoding, sha256, path).")
+    token_accounting: TokenAccounting = Field(description="Chat-format token recipe.")
+
+    def tokenizer_config(self, override_path: str | None = None) -> TokenizerConfig:
+        if override_path:
+            return TokenizerConfig(kind="huggingface", path=override_path, sha256=None)
+        t = self.tokenizer
+        return TokenizerConfig(
+            kind=t.get("kind", "tiktoken"),
+            encoding=t.get("encoding", "cl100k_base"),
+            sha256=t.get("sha256"),
+            path=t.get("path"),
+        )
+
+
+class MissingToolRuleSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    action: str
+    score: dict[str, float]
+    min_score: float
+    exclude_destructive_without_grant: bool
+    never_repeat_identical_failed_call: bool
+
+
+class AgentSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    default_agent: str = Field(description="Agent used when none is named.")
+    reference: dict[str, Any] = Field(description="Reference agent settings.")
+    adversarial: dict[str, Any] = Field(description="Adversarial agent settings.")
+    openai: dict[str, Any] = Field(description="OpenAI-compatible agent settings.")
+
+    def missing_tool_rule(self) -> MissingToolRuleSpec:
+        return MissingToolRuleSpec.model_validate(self.reference["missing_tool_rule"])

@@ -1,0 +1,96 @@
+"""The episode trace: one versioned JSON record per episode.
+
+Changing any field's meaning or name means bumping ``TRACE_VERSION`` (and the runtime README's
+format section). Only ``wall_latency_ms`` and the retrieval calls' ``latency_us`` are not
+deterministic; everything else is byte-identical for the same spec, seed and code.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TRACE_VERSION = 1
+
+
+class TraceDecision(BaseModel):
+    """What the agent decided in a turn."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["tool_call", "final_answer", "cannot_proceed", "bad_output"] = Field(
+        description="The decision's kind."
+    )
+    tool_name: str | None = Field(default=None, description="Tool called (tool_call, bad_output).")
+    arguments: Any = Field(default=None, description="Arguments as the agent gave them.")
+    detail: str | None = Field(default=None, description="Reason or error text (cannot_proceed, bad_output).")
+    answer: dict[str, Any] | None = Field(default=None, description="Final answer values (final_answer).")
+
+
+class TraceResult(BaseModel):
+    """The typed outcome of a tool turn."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    status: Literal["ok", "error", "blocked"] = Field(description="ok, error (executed) or blocked (gate).")
+    route_id: str | None = Field(description="Route the tool resolves to, null for unknown tools.")
+    error_class: str | None = Field(description="Typed error class, null when ok.")
+    fields: list[dict[str, Any]] = Field(description="Typed output fields (ObservedField dumps).")
+    message: str | None = Field(
+        description="Free text the tool returned: shown to the model, never retrieved."
+    )
+
+
+class TurnRecord(BaseModel):
+    """One model turn."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    turn: int = Field(description="1-based model turn.")
+    exposed_route_ids: list[str] = Field(description="Route IDs exposed in this turn, in the order shown.")
+    ranking_top5: list[str] | None = Field(
+        description="Top 5 of the ranking the condition used for this decision point (null: no ranking)."
+    )
+    retrieval_calls: list[dict[str, Any]] = Field(
+        description="Retrieval calls made since the previous turn (exact text sent, routes returned, scores)."
+    )
+    schema_tokens: int = Field(description="Tokens of the exposed tool schemas in this turn's prompt.")
+    input_tokens: int = Field(description="Tokens of this turn's whole prompt.")
+    decision: TraceDecision = Field(description="The agent's decision.")
+    audit: dict[str, Any] | None = Field(description="The policy gate's audit record (tool attempts only).")
+    result: TraceResult | None = Field(description="The typed result (tool attempts only).")
+    state_after: dict[str, Any] | None = Field(
+        description="ObservableState after this turn (tool attempts only)."
+    )
+    after_tool_turn_recall: bool | None = Field(
+        default=None, description="Whether this decision point follows a tool turn with the task incomplete."
+    )
+
+
+class EpisodeTrace(BaseModel):
+    """One episode: one task, one condition, one catalog size, one agent."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    trace_version: int = Field(default=TRACE_VERSION, description="Trace format version.")
+    task_id: str = Field(description="Task ID.")
+    stratum: str = Field(description="Task stratum.")
+    language: str = Field(description="Task language.")
+    condition: str = Field(description="Condition ID.")
+    catalog: int = Field(description="Catalog size.")
+    agent: str = Field(description="Agent name.")
+    tokenizer: str = Field(description="Tokenizer used for the counts.")
+    initial_exposure: list[str] = Field(description="Route IDs exposed in the first turn.")
+    turns: list[TurnRecord] = Field(description="Model turns in order.")
+    ended_by: Literal["final_answer", "cannot_proceed", "max_turns", "no_progress"] = Field(
+        description="Why the episode stopped."
+    )
+    passed: bool = Field(description="Deterministic task pass (check_task).")
+    milestones_reached: int = Field(description="Milestones observed in typed results.")
+    milestones_total: int = Field(description="Milestones the task requires.")
+    check_reasons: list[str] = Field(description="Why the task check failed (empty on pass).")
+    metrics: dict[str, float | int | None] = Field(
+        description="Per-episode metric values keyed by spec metric ID, plus ratio components."
+    )
+    wall_latency_ms: float = Field(description="Wall-clock time of the episode. Not deterministic.")

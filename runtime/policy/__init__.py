@@ -1,0 +1,23 @@
+"""The policy gate: the only way from an agent's tool call to an execution.
+
+Exposure never authorizes execution; only the user's grants in the task do. This package never
+imports retrieval (tests/test_policy_gate.py checks it).
+"""
+
+from schemarouter.runtime.policy.audit import AuditRecord, Decision, Reason
+from schemarouter.runtime.policy.executor import execute_allowed
+from schemarouter.runtime.policy.gate import Allow, Deny, PolicyGate, grant_covers
+from schemarouter.runtime.policy.integrity import IntegrityReport, recompute_integrity
+
+__all__ = [
+    "Allow",
+    "AuditRecord",
+    "Decision",
+    "Deny",
+    "IntegrityReport",
+    "PolicyGate",
+    "Reason",
+    "execute_allowed",
+    "grant_covers",
+    "recompute_integrity",
+]

@@ -1,0 +1,15 @@
+"""Execution accepts only an :class:`Allow`, so nothing runs without the gate's prior allow."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from schemarouter.runtime.policy.gate import Allow
+from schemarouter.runtime.simulator import ToolResult
+from schemarouter.runtime.simulator.execute import execute
+
+
+def execute_allowed(allow: Allow, world: Any) -> tuple[ToolResult, Any]:
+    if not isinstance(allow, Allow) or allow.audit.decision != "allow":
+        raise PermissionError("execution needs an Allow issued by the policy gate")
+    return execute(allow.endpoint, allow.arguments, world)

@@ -1,0 +1,129 @@
+"""The policy gate decides on each tool call before anything executes.
+
+Order of checks: the tool must be exposed in this turn (``UNEXPOSED``); a destructive route must be
+covered by the task's user grants (``UNAUTHORIZED_DESTRUCTIVE``); the arguments must satisfy the
+tool's schema (``INVALID_ARGUMENTS``, reported as ``MISSING_INPUT`` or ``INVALID_TYPE``).
+
+Exposure never creates a grant. Grants come from the task alone and are fixed when the gate is built;
+nothing in the retrieval path can reach this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from schemarouter.runtime.catalog.model import Endpoint
+from schemarouter.runtime.policy.audit import AuditRecord, arguments_sha256, decide
+
+
+class GrantLike(Protocol):
+    route_id: str
+    arguments: Mapping[str, Any] | None
+
+
+def grant_covers(grants: Iterable[GrantLike], route_id: str, arguments: Mapping[str, Any]) -> bool:
+    """A grant covers a call when its route matches and every argument it pins is equal."""
+    for grant in grants:
+        if grant.route_id != route_id:
+            continue
+        pinned = grant.arguments or {}
+        if all(arguments.get(k) == v for k, v in pinned.items()):
+            return True
+    return False
+
+
+_GATE_KEY = object()
+
+
+class Allow:
+    """Permission to execute exactly one call. Only :class:`PolicyGate` can issue one."""
+
+    __slots__ = ("arguments", "audit", "endpoint")
+
+    def __init__(self, key: object, audit: AuditRecord, endpoint: Endpoint, arguments: dict[str, Any]):
+        if key is not _GATE_KEY or audit.decision != "allow":
+            raise PermissionError("an Allow can only be issued by the policy gate for an allowed call")
+        self.audit = audit
+        self.endpoint = endpoint
+        self.arguments = arguments
+
+
+class Deny:
+    """A blocked call and its audit record."""
+
+    __slots__ = ("audit",)
+
+    def __init__(self, audit: AuditRecord):
+        self.audit = audit
+
+
+class PolicyGate:
+    """One gate per episode, built from the catalog and the task's user grants."""
+
+    def __init__(self, endpoints_by_name: Mapping[str, Endpoint], grants: Sequence[GrantLike]):
+        self._endpoints = endpoints_by_name
+        self._grants = tuple(grants)
+
+    def decide(
+        self, *, turn: int, tool_name: str, arguments: Mapping[str, Any], exposed_names: frozenset[str]
+    ) -> Allow | Deny:
+        endpoint = self._endpoints.get(tool_name)
+        args = dict(arguments) if isinstance(arguments, Mapping) else {}
+        side_effect = endpoint.side_effect if endpoint else None
+        route_id = endpoint.route_id if endpoint else None
+        granted = bool(endpoint) and grant_covers(self._grants, route_id or "", args)
+        arguments_error = validate_arguments(endpoint, arguments) if endpoint else None
+        exposed = tool_name in exposed_names
+        decision, reason = decide(
+            exposed=exposed, side_effect=side_effect, granted=granted, arguments_error=arguments_error
+        )
+        audit = AuditRecord(
+            turn=turn,
+            tool_name=tool_name,
+            route_id=route_id,
+            arguments_sha256=arguments_sha256(arguments),
+            exposed=exposed,
+            side_effect=side_effect,
+            granted=granted,
+            arguments_error=arguments_error,
+            decision=decision,
+            reason=reason,
+        )
+        if decision == "allow" and endpoint is not None:
+            return Allow(_GATE_KEY, audit, endpoint, args)
+        return Deny(audit)
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "object": (dict,),
+}
+
+
+def validate_arguments(endpoint: Endpoint, arguments: Any) -> str | None:
+    """The first violation of the tool's parameter schema as an error class, or None when valid."""
+    if not isinstance(arguments, Mapping):
+        return "INVALID_TYPE"
+    fields = {f.name: f for f in endpoint.inputs}
+    for name in sorted(arguments):
+        if name not in fields:
+            return "INVALID_TYPE"
+    for f in endpoint.inputs:
+        if f.name not in arguments:
+            if f.required:
+                return "MISSING_INPUT"
+            continue
+        value = arguments[f.name]
+        is_bool = isinstance(value, bool)
+        if f.json_type != "boolean" and is_bool:
+            return "INVALID_TYPE"
+        if not isinstance(value, _JSON_TYPES[f.json_type]):
+            return "INVALID_TYPE"
+        if f.enum and value not in f.enum:
+            return "INVALID_TYPE"
+    return None

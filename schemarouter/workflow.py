@@ -1,0 +1,45 @@
+"""Plain functions that join the compiler and the runtime for the CLI (the runtime never imports the
+compiler; this module is where the two meet)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from schemarouter.compiler import compile_project
+from schemarouter.project import ProjectPaths
+from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
+
+
+def load_engine(
+    *,
+    paths: ProjectPaths,
+    catalog_sizes: Iterable[int],
+    agent: str = "reference",
+    tokenizer_path: str | None = None,
+) -> EngineResources:
+    """Compile the specs (verifying the freeze when there is a lock) and build the engine's resources."""
+    compiled = compile_project(paths)
+    return EngineResources.load(
+        paths=paths,
+        compiled=compiled,
+        catalog_sizes=tuple(catalog_sizes),
+        agent=agent,
+        tokenizer_path=tokenizer_path,
+    )
+
+
+def run_single_episode(
+    *,
+    paths: ProjectPaths,
+    task_id: str,
+    condition_id: str,
+    catalog_size: int,
+    agent: str = "reference",
+    tokenizer_path: str | None = None,
+) -> EpisodeTrace:
+    resources = load_engine(
+        paths=paths, catalog_sizes=(catalog_size,), agent=agent, tokenizer_path=tokenizer_path
+    )
+    task = resources.task(task_id)
+    resources.condition(condition_id)
+    return run_episode(resources=resources, task=task, condition_id=condition_id, catalog_size=catalog_size)

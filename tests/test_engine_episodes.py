@@ -1,0 +1,157 @@
+"""Episodes over the real surface: the boundary holds and the reference agent is sound."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
+from schemarouter.runtime.surface.plan import required_routes
+
+from schemarouter.project import ProjectPaths
+from schemarouter.workflow import load_engine
+
+ROOT = ProjectPaths.at(__import__("pathlib").Path(__file__).resolve().parents[1])
+SR_CONDITIONS = ("SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE")
+ALL_CONDITIONS = (*SR_CONDITIONS, "FULL", "ORACLE")
+
+
+@pytest.fixture(scope="module")
+def engine() -> EngineResources:
+    return load_engine(paths=ROOT, catalog_sizes=(100, 500))
+
+
+@pytest.fixture(scope="module")
+def adversarial() -> EngineResources:
+    return load_engine(paths=ROOT, catalog_sizes=(100,), agent="adversarial")
+
+
+def _tasks(resources: EngineResources) -> list[Any]:
+    return [resources.tasks[k] for k in sorted(resources.tasks)]
+
+
+@pytest.mark.parametrize("condition", ["ORACLE", "FULL"])
+def test_reference_agent_passes_every_task_under_oracle_and_full(
+    engine: EngineResources, condition: str
+) -> None:
+    failures = []
+    for task in _tasks(engine):
+        trace = run_episode(resources=engine, task=task, condition_id=condition, catalog_size=100)
+        if not trace.passed:
+            failures.append((task.task_id, trace.ended_by, trace.check_reasons))
+    assert failures == []
+
+
+def test_oracle_exposes_exactly_the_required_routes(engine: EngineResources) -> None:
+    for task in _tasks(engine)[:30]:
+        trace = run_episode(resources=engine, task=task, condition_id="ORACLE", catalog_size=500)
+        assert all(set(t.exposed_route_ids) == set(required_routes(task)) for t in trace.turns)
+        assert trace.metrics["retrieval_calls"] == 0
+
+
+def test_sr_conditions_respect_exposure_limits(engine: EngineResources) -> None:
+    for task in _tasks(engine)[::6]:
+        for condition in SR_CONDITIONS:
+            trace = run_episode(resources=engine, task=task, condition_id=condition, catalog_size=500)
+            sizes = [len(t.exposed_route_ids) for t in trace.turns]
+            refreshes = sum(len(t.retrieval_calls) for t in trace.turns[1:])
+            if condition == "SR-PROGRESSIVE-STATIC":
+                assert sizes == sorted(sizes) and max(sizes) <= 30
+                assert all(b - a in (0, 5) for a, b in itertools.pairwise(sizes))
+                assert trace.metrics["retrieval_calls"] == 1
+            else:
+                assert max(sizes) <= 5
+            if condition == "SR-5-STATIC":
+                assert trace.metrics["retrieval_calls"] == 1
+            if condition == "SR-5-STATE-AWARE":
+                assert refreshes <= 5
+                assert all(len(t.retrieval_calls) <= 1 for t in trace.turns)
+
+
+def test_state_aware_retrieval_sends_query_plus_canonical_state_only(engine: EngineResources) -> None:
+    for task in _tasks(engine)[::5]:
+        trace = run_episode(resources=engine, task=task, condition_id="SR-5-STATE-AWARE", catalog_size=100)
+        texts = [c["text"] for t in trace.turns for c in t.retrieval_calls]
+        assert texts[0] == task.visible().query
+        for text, turn in zip(texts[1:], [t for t in trace.turns[1:] if t.retrieval_calls], strict=True):
+            query, _, state_json = text.partition("\n")
+            assert query == task.visible().query
+            state = json.loads(state_json)
+            assert set(state) == set(trace.turns[turn.turn - 2].state_after or {})
+
+
+def _retrieval_texts(trace: EpisodeTrace) -> list[str]:
+    return [c["text"] for t in trace.turns for c in t.retrieval_calls]
+
+
+def test_planted_text_and_forbidden_items_never_reach_retrieval(
+    engine: EngineResources, adversarial: EngineResources
+) -> None:
+    forbidden = [f["id"] for f in engine.compiled.raw["state_contract"]["forbidden"]]
+    for resources in (engine, adversarial):
+        for task in _tasks(resources):
+            planted = [p for p in task.hidden.planted_texts() if p]
+            hidden_routes = [s.route_id for s in task.hidden.plan.steps]
+            for condition in SR_CONDITIONS:
+                trace = run_episode(resources=resources, task=task, condition_id=condition, catalog_size=100)
+                for text in _retrieval_texts(trace):
+                    assert not any(p in text for p in planted), (task.task_id, condition)
+                    assert not any(item in text for item in forbidden)
+                    assert condition not in text
+                    state_part = text.partition("\n")[2]
+                    # Gold routes not yet executed must not appear in the state.
+                    executed = {
+                        c.get("route_id") for t in trace.turns if (c := (t.result and t.result.model_dump()))
+                    }
+                    for route in hidden_routes:
+                        if route not in executed:
+                            assert route not in state_part
+
+
+def test_adversarial_agent_never_executes_an_unauthorized_destructive_call(
+    adversarial: EngineResources,
+) -> None:
+    attempts = audited = 0
+    for task in _tasks(adversarial):
+        for condition in ALL_CONDITIONS:
+            trace = run_episode(resources=adversarial, task=task, condition_id=condition, catalog_size=100)
+            assert trace.metrics["unauthorized_destructive_executions"] == 0, (task.task_id, condition)
+            assert trace.metrics["policy_integrity"] in (None, 1.0)
+            for turn in trace.turns:
+                if turn.decision.kind in ("tool_call", "bad_output"):
+                    attempts += 1
+                    audited += int(turn.audit is not None)
+                    if turn.result is not None and turn.result.status != "blocked":
+                        assert turn.audit is not None and turn.audit["decision"] == "allow"
+    assert attempts > 180 * 5 and audited == attempts
+
+
+def test_token_counts_are_positive_and_consistent(engine: EngineResources) -> None:
+    for task in _tasks(engine)[::10]:
+        per_condition = {}
+        for condition in ALL_CONDITIONS:
+            trace = run_episode(resources=engine, task=task, condition_id=condition, catalog_size=500)
+            for turn in trace.turns:
+                assert 0 < turn.schema_tokens < turn.input_tokens
+            per_condition[condition] = trace
+        full, static = per_condition["FULL"], per_condition["SR-5-STATIC"]
+        assert full.turns[0].schema_tokens > 10 * static.turns[0].schema_tokens
+
+
+def test_episode_is_deterministic_apart_from_latency(engine: EngineResources) -> None:
+    task = _tasks(engine)[42]
+
+    def stripped(trace: EpisodeTrace) -> str:
+        data = trace.model_dump(mode="json")
+        data.pop("wall_latency_ms")
+        data["metrics"].pop("wall_latency_ms")
+        for t in data["turns"]:
+            for c in t["retrieval_calls"]:
+                c.pop("latency_us", None)
+        return json.dumps(data, sort_keys=True)
+
+    a = run_episode(resources=engine, task=task, condition_id="SR-5-STATE-AWARE", catalog_size=500)
+    b = run_episode(resources=engine, task=task, condition_id="SR-5-STATE-AWARE", catalog_size=500)
+    assert stripped(a) == stripped(b)
