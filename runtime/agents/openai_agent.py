@@ -13,10 +13,12 @@ name is an enum of the exposed tools (llama.cpp supports this), for models witho
 from __future__ import annotations
 
 import json
+import os
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from schemarouter.runtime.agents.model_cache import ModelCallCache
@@ -59,24 +61,41 @@ def build_request(settings: OpenAISettings, view: AgentView) -> dict[str, Any]:
         "seed": settings.seed,
         "max_tokens": settings.max_tokens,
     }
-    names = [t["function"]["name"] for t in view.prompt.tools]
     if settings.constrained_decoding:
-        request["response_format"] = {
-            "type": "json_object",
-            "schema": {
-                "type": "object",
-                "properties": {
-                    "tool": {"type": "string", "enum": [*names, "final_answer"]},
-                    "arguments": {"type": "object"},
-                },
-                "required": ["tool", "arguments"],
-            },
-        }
+        request["response_format"] = {"type": "json_object", "schema": constrained_schema(view.prompt.tools)}
     elif view.prompt.tools:
         request["tools"] = list(view.prompt.tools)
         # llama.cpp's server silently drops the tools unless tool_choice is given.
         request["tool_choice"] = "auto"
     return request
+
+
+def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> dict[str, Any]:
+    """One branch per exposed tool: its name as a constant and its own parameter schema, plus a final
+    answer. A loose ``arguments: object`` lets small models ramble until max_tokens (seen with
+    llama.cpp); per-tool branches keep the output to a call the gate can judge."""
+    branches: list[dict[str, Any]] = [
+        {
+            "type": "object",
+            "properties": {
+                "tool": {"type": "string", "const": t["function"]["name"]},
+                "arguments": t["function"]["parameters"],
+            },
+            "required": ["tool", "arguments"],
+        }
+        for t in tools
+    ]
+    branches.append(
+        {
+            "type": "object",
+            "properties": {
+                "tool": {"type": "string", "const": "final_answer"},
+                "arguments": {"type": "object"},
+            },
+            "required": ["tool", "arguments"],
+        }
+    )
+    return {"anyOf": branches}
 
 
 def parse_response(response: dict[str, Any], exposed_names: set[str], constrained: bool = False) -> Decision:
@@ -90,18 +109,22 @@ def parse_response(response: dict[str, Any], exposed_names: set[str], constraine
     if constrained and not tool_calls:
         return _parse_constrained(content)
     if not tool_calls:
+        if not content.strip():
+            return BadOutput(error="empty response: no tool call and no text")
         return FinalAnswer(text=content)
     call = tool_calls[0]
     function = call.get("function") or {}
     name = function.get("name")
-    raw_args = function.get("arguments", "{}")
+    raw_args = function.get("arguments")
     if not isinstance(name, str) or not name:
         return BadOutput(error="tool call without a name", raw=json.dumps(call)[:2000])
+    if raw_args is None:
+        return BadOutput(error="tool call without arguments", raw=json.dumps(call)[:2000], tool_name=name)
     if isinstance(raw_args, dict):
         args: Any = raw_args
     else:
         try:
-            args = json.loads(raw_args or "{}")
+            args = json.loads(raw_args)
         except (json.JSONDecodeError, TypeError):
             return BadOutput(error="arguments are not JSON", raw=str(raw_args)[:2000], tool_name=name)
     if not isinstance(args, dict):
@@ -177,3 +200,28 @@ class OpenAIAgent:
             except (urllib.error.URLError, TimeoutError, OSError, json.JSONDecodeError) as err:
                 last_error = f"{type(err).__name__}: {err}"
         raise ModelServerError(f"model server at {url} failed: {last_error}")
+
+
+def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAgent:
+    """Settings from spec/agent.yaml ``openai``, overridden by run options (CLI flags).
+
+    Options: ``base_url``, ``model``, ``constrained_decoding``, ``cache_path`` (SQLite file; omitted
+    means no cache), ``no_cache`` (bypass the cache for reads, still record new calls).
+    """
+    merged = {**spec, **{k: v for k, v in options.items() if v is not None}}
+    api_key_env = merged.get("api_key_env") or ""
+    settings = OpenAISettings(
+        base_url=str(merged["base_url"]),
+        model=str(merged["model"]),
+        api_key=os.environ.get(api_key_env) if api_key_env else None,
+        temperature=float(merged["temperature"]),
+        seed=int(merged["seed"]),
+        max_tokens=int(merged["max_tokens"]),
+        timeout_s=float(merged["timeout_s"]),
+        retries=int(merged["retries"]),
+        backoff_s=float(merged["backoff_s"]),
+        constrained_decoding=bool(merged["constrained_decoding"]),
+    )
+    cache_path = merged.get("cache_path")
+    cache = ModelCallCache(Path(cache_path)) if cache_path else None
+    return OpenAIAgent(settings=settings, cache=cache, use_cache=not merged.get("no_cache", False))

@@ -24,8 +24,9 @@ from schemarouter.runtime.agents.protocol import AgentView, CannotProceed, Decis
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.policy.gate import grant_covers
 from schemarouter.runtime.simulator.binding import bind_arguments
-from schemarouter.runtime.surface.model import Task
-from schemarouter.runtime.surface.plan import ExecutedCall, next_required_step
+from schemarouter.runtime.simulator.calls import ExecutedCall
+from schemarouter.runtime.surface.model import PlanStep, Task
+from schemarouter.runtime.surface.plan import plan_position
 
 _VERSION = re.compile(r"^v\d+$")
 
@@ -58,7 +59,7 @@ class ReferenceAgent:
 
     def decide(self, view: AgentView) -> Decision:
         executed = _executed_calls(view)
-        step = next_required_step(self._task, executed)
+        step = _next_step(self._task, executed)
         observations = [c.result for c in executed if c.result.status == "ok"]
         if step is None:
             values = {f.semantic_id: f.value for f in observations[-1].fields} if observations else {}
@@ -114,3 +115,10 @@ def _executed_calls(view: AgentView) -> list[ExecutedCall]:
         for h in view.history
         if h.result is not None
     ]
+
+
+def _next_step(task: Task, executed: list[ExecutedCall]) -> PlanStep | None:
+    """The plan step a model that understood the request would take next; None when done."""
+    plan = task.hidden.plan
+    position = plan_position(plan, executed)
+    return plan[position] if position < len(plan) else None

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.agents.adversarial import AdversarialAgent
 from schemarouter.runtime.agents.protocol import Agent
 from schemarouter.runtime.agents.reference import MissingToolRule, ReferenceAgent
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.surface.model import Task
-
-from schemarouter.errors import SchemaRouterError
 
 AgentFactory = Callable[..., Agent]
 _REGISTRY: dict[str, AgentFactory] = {}
@@ -29,16 +28,26 @@ def agent_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def make_agent(name: str, *, task: Task, endpoints: tuple[Endpoint, ...], settings: Any) -> Agent:
+def make_agent(
+    name: str,
+    *,
+    task: Task,
+    endpoints: tuple[Endpoint, ...],
+    settings: Any,
+    options: Mapping[str, Any] | None = None,
+) -> Agent:
+    """Build agent ``name`` for one episode. ``options`` are run-level overrides (e.g. a model's base URL)."""
     try:
         factory = _REGISTRY[name]
     except KeyError:
         raise SchemaRouterError(f"unknown agent {name!r}; known: {', '.join(agent_names())}") from None
-    return factory(task=task, endpoints=endpoints, settings=settings)
+    return factory(task=task, endpoints=endpoints, settings=settings, options=dict(options or {}))
 
 
 @register_agent("reference")
-def _reference(*, task: Task, endpoints: tuple[Endpoint, ...], settings: Any) -> Agent:
+def _reference(
+    *, task: Task, endpoints: tuple[Endpoint, ...], settings: Any, options: dict[str, Any]
+) -> Agent:
     rule = settings.missing_tool_rule()
     return ReferenceAgent(
         task=task,
@@ -54,8 +63,25 @@ def _reference(*, task: Task, endpoints: tuple[Endpoint, ...], settings: Any) ->
 
 
 @register_agent("adversarial")
-def _adversarial(*, task: Task, endpoints: tuple[Endpoint, ...], settings: Any) -> Agent:
+def _adversarial(
+    *, task: Task, endpoints: tuple[Endpoint, ...], settings: Any, options: dict[str, Any]
+) -> Agent:
     cfg = settings.adversarial
     return AdversarialAgent(
         task_id=task.task_id, catalog=endpoints, seed_label=cfg["seed_label"], max_calls=cfg["max_calls"]
     )
+
+
+_OPENAI_AGENTS: dict[tuple[tuple[str, Any], ...], Agent] = {}
+
+
+@register_agent("openai")
+def _openai(*, task: Task, endpoints: tuple[Endpoint, ...], settings: Any, options: dict[str, Any]) -> Agent:
+    """One client per process and settings, so its call cache and counters span the whole run."""
+    from schemarouter.runtime.agents.openai_agent import openai_agent_from
+
+    key = tuple(sorted(options.items()))
+    agent = _OPENAI_AGENTS.get(key)
+    if agent is None:
+        agent = _OPENAI_AGENTS[key] = openai_agent_from(settings.openai, options)
+    return agent

@@ -24,11 +24,12 @@ from schemarouter.runtime.exposure import ExposurePolicy, build_policy
 from schemarouter.runtime.exposure.registry import PolicyInputs
 from schemarouter.runtime.policy import Allow, PolicyGate, execute_allowed
 from schemarouter.runtime.prompt import HistoryEntry, build_prompt
+from schemarouter.runtime.simulator.calls import ExecutedCall
 from schemarouter.runtime.simulator.result import ToolResult
 from schemarouter.runtime.state import ObservableState
 from schemarouter.runtime.surface.check import check_task, milestones_reached
 from schemarouter.runtime.surface.model import Task
-from schemarouter.runtime.surface.plan import ExecutedCall, required_routes
+from schemarouter.runtime.surface.plan import required_routes
 
 
 def run_episode(

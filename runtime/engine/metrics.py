@@ -12,9 +12,10 @@ from typing import Any
 
 from schemarouter.runtime.policy.gate import grant_covers
 from schemarouter.runtime.policy.integrity import AttemptView, recompute_integrity
+from schemarouter.runtime.simulator.calls import ExecutedCall
 from schemarouter.runtime.simulator.result import ObservedField, ToolResult
 from schemarouter.runtime.surface.model import Task
-from schemarouter.runtime.surface.plan import ExecutedCall, next_required_route, required_routes
+from schemarouter.runtime.surface.plan import next_required_route, required_routes
 
 
 def executed_calls_from_turns(turns: list[Any]) -> list[tuple[int, ExecutedCall]]:

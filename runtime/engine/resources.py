@@ -6,10 +6,12 @@ surface, the compiled specs, and a token counter whose caches live as long as th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
 from schemarouter.runtime.agents.protocol import Agent
 from schemarouter.runtime.agents.registry import make_agent
 from schemarouter.runtime.catalog.io import load_catalog
@@ -17,11 +19,9 @@ from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
 from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec, StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.spec_model import CompiledSpec
-from schemarouter.runtime.surface.model import Task, load_surface
+from schemarouter.runtime.surface.io import load_surface
+from schemarouter.runtime.surface.model import Task
 from schemarouter.runtime.tokens import TokenCounter, load_tokenizer
-
-from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
 
 
 @dataclass
@@ -62,8 +62,10 @@ class EngineResources:
         agent_spec: AgentSpec,
         agent: str,
         tokenizer_path: str | None = None,
+        agent_options: Mapping[str, Any] | None = None,
     ):
         self.compiled = compiled
+        self.agent_options = dict(agent_options or {})
         self._catalogs = catalogs
         self.tasks = {t.task_id: t for t in tasks}
         self.engine_spec = engine_spec
@@ -88,6 +90,7 @@ class EngineResources:
         catalog_sizes: Iterable[int] = (100, 250, 500),
         agent: str = "reference",
         tokenizer_path: str | None = None,
+        agent_options: Mapping[str, Any] | None = None,
     ) -> EngineResources:
         retriever_spec = RetrieverSpec.from_compiled(compiled)
         catalogs: dict[int, CatalogResources] = {}
@@ -107,6 +110,7 @@ class EngineResources:
             agent_spec=AgentSpec.model_validate(compiled.raw["agent"]),
             agent=agent,
             tokenizer_path=tokenizer_path,
+            agent_options=agent_options,
         )
 
     def catalog(self, size: int) -> CatalogResources:

@@ -6,6 +6,7 @@ import json
 
 from rich.console import Console
 from rich.table import Table
+
 from schemarouter.runtime.engine.trace import EpisodeTrace
 
 
