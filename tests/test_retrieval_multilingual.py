@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+from pathlib import Path
+
 import pytest
-from retrieval_support import toy_index
+from retrieval_support import frozen_spec, toy_index
+
+from schemarouter.runtime.retrieval import RetrievalIndex
+
+CATALOGS = Path(__file__).resolve().parents[1] / "catalogs"
 
 CASES = [
     ("en", "How much would refunding my payment be? Just a quote.", "payments.refund.quote.v1"),
@@ -23,10 +30,35 @@ def test_query_finds_its_route_first(language: str, query: str, route_id: str) -
 @pytest.mark.parametrize(("language", "query", "route_id"), CASES[3:], ids=[c[0] for c in CASES[3:]])
 def test_cjk_queries_match_only_through_cjk_fields(language: str, query: str, route_id: str) -> None:
     index = toy_index()
+    analyzer_of = {f.id: f.analyzer for f in index.spec.fields}
     cjk_terms = index._analyzers["cjk_ngram"].terms(query)
     assert cjk_terms and all(not t.isascii() for t in cjk_terms)
     for field in ("summary_en", "description_en", "summary_es", "summary_de"):
-        analyzer = index._analyzers[
-            index.spec.fields[[f.id for f in index.spec.fields].index(field)].analyzer
-        ]
-        assert not set(analyzer.terms(query)) & index._vocabularies[field]
+        terms = index._analyzers[analyzer_of[field]].terms(query)
+        assert not set(terms) & index._vocabularies[field]
+
+
+@lru_cache(maxsize=1)
+def _surface_index() -> RetrievalIndex:
+    from schemarouter.runtime.catalog.io import load_catalog
+
+    return RetrievalIndex.build(load_catalog(CATALOGS, 500), frozen_spec())
+
+
+@pytest.mark.skipif(not (CATALOGS / "surface.jsonl").exists(), reason="catalogs/ not generated yet")
+@pytest.mark.parametrize("language", ["ko", "ja", "zh"])
+def test_surface_cjk_queries_retrieve_their_own_tasks_routes(language: str) -> None:
+    """On the real surface and the 500 catalog, each CJK language's queries find their own routes."""
+    from schemarouter.runtime.surface import load_surface, required_routes
+
+    tasks = [t for t in load_surface(CATALOGS) if t.language == language]
+    assert tasks
+    found = required = covered = 0
+    for task in tasks:
+        top = set(_surface_index().search(task.visible().query, 5).route_ids)
+        need = required_routes(task)
+        found += len(need & top)
+        required += len(need)
+        covered += need <= top
+    assert covered >= 1, f"no {language} task has all its required routes in its top 5"
+    assert found / required >= 0.5, f"{language}: only {found}/{required} required routes in the top 5"
