@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from schemarouter.runtime.catalog.model import Catalog
-
 from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.catalog.model import Catalog
 
 
 def catalog_path(catalogs_dir: Path, size: int) -> Path:

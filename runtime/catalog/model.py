@@ -1,8 +1,8 @@
 """The typed endpoint model shared by the generator, the simulator, the retriever and the engine.
 
 A catalog file is JSON: ``{"catalog_version": 1, "size": N, "endpoints": [Endpoint, ...]}`` sorted by
-``route_id``. Only the parts named in ``Endpoint.retrievable_text`` reach the retriever's index, and
-only ``Endpoint.tool_schema()`` reaches a model. ``behavior`` is simulator-only.
+``route_id``. The retriever indexes only the sources its spec names (runtime/retrieval/document.py),
+and only ``Endpoint.tool_schema()`` reaches a model. ``behavior`` is simulator-only.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ class FieldSpec(BaseModel):
     json_type: JsonType = Field(description="JSON type of the value.")
     semantic_id: str = Field(description="Dotted semantic ID, e.g. geo.latitude or commerce.order_id.")
     unit: str | None = Field(default=None, description="Unit symbol, e.g. degC, km, kg, EUR.")
-    dimension: str | None = Field(default=None, description="Physical or economic dimension, e.g. temperature.")
+    dimension: str | None = Field(
+        default=None, description="Physical or economic dimension (temperature, ...)."
+    )
     qualifier: str | None = Field(default=None, description="Qualifier of the quantity, e.g. daily_max.")
     required: bool = Field(default=True, description="Inputs: whether the argument is required.")
     stable_identifier: bool = Field(
@@ -64,7 +66,8 @@ class Endpoint(BaseModel):
             if f.enum:
                 prop["enum"] = list(f.enum)
             properties[f.name] = prop
-        description = self.summary if not self.description else f"{self.summary} {self.description}"
+        summary = self.summary.rstrip(".")
+        description = f"{summary}." if not self.description else f"{summary}. {self.description}"
         if self.deprecated:
             description = f"[DEPRECATED] {description}"
         return {

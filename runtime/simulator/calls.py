@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from schemarouter.runtime.simulator.result import ToolResult
 
 

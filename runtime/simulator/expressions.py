@@ -4,9 +4,11 @@ An expression is a JSON object with exactly one key:
 
 * ``arg`` name: the call's argument; ``const`` value; ``record`` field: the current record's field;
 * ``id`` / ``resolved`` / ``token`` (true): the created ID, the resolved current ID, the new access token;
-* ``count`` / ``first`` field / ``ids`` (list operations): over the matching records, newest first;
+* ``count`` / ``first`` field / ``ids`` / ``sum`` field (list operations): over the matching records;
+* ``utf8_length`` arg: byte length of a string argument; ``fx_rate`` {base, quote}: the world's rate;
 * ``today`` days: the world's date plus an offset (ISO 8601);
-* ``hash_number`` [lo, hi, decimals], ``hash_int`` [lo, hi], ``hash_choice`` [...], ``hash_id`` prefix,
+* ``hash_number`` [lo, hi, decimals] (or {range, over: [args]} to hash only some arguments),
+  ``hash_int`` [lo, hi], ``hash_choice`` [...], ``hash_id`` prefix,
   ``hash_code`` {prefixes, digits}, ``hash_time`` [first hour, last hour], ``hash_date`` [lo, hi] days:
   derived values, a pure function of the world's salt, the route, the canonical arguments and the
   output's name;
@@ -84,6 +86,17 @@ def evaluate(expr: Any, ctx: Context, key: str) -> Any:
         return ctx.token
     if kind == "count":
         return len(ctx.matches)
+    if kind == "sum":
+        total = sum((decimal_of(m.get(spec, 0)) for m in ctx.matches), Decimal(0))
+        return _number(total, 2)
+    if kind == "utf8_length":
+        return len(str(ctx.args.get(spec, "")).encode("utf-8"))
+    if kind == "fx_rate":
+        rates = ctx.world.fx_rates
+        base, quote = ctx.args.get(spec["base"]), ctx.args.get(spec["quote"])
+        if base not in rates or quote not in rates:
+            return None
+        return _number(Decimal(rates[quote]) / Decimal(rates[base]), 6)
     if kind == "first":
         return ctx.matches[0].get(spec) if ctx.matches else None
     if kind == "ids":
@@ -91,9 +104,11 @@ def evaluate(expr: Any, ctx: Context, key: str) -> Any:
     if kind == "today":
         return (dt.date.fromisoformat(ctx.world.today) + dt.timedelta(days=int(spec))).isoformat()
     if kind == "hash_number":
-        lo, hi, decimals = spec
+        lo, hi, decimals = spec["range"] if isinstance(spec, dict) else spec
+        over = spec.get("over") if isinstance(spec, dict) else None
+        h = _h(ctx, key) if over is None else digest_int(ctx.world.salt, {k: ctx.args.get(k) for k in over})
         steps = int((Decimal(str(hi)) - Decimal(str(lo))) * 10**decimals) + 1
-        return _number(Decimal(str(lo)) + Decimal(_h(ctx, key) % steps).scaleb(-decimals), decimals)
+        return _number(Decimal(str(lo)) + Decimal(h % steps).scaleb(-decimals), decimals)
     if kind == "hash_int":
         lo, hi = spec
         return int(lo) + _h(ctx, key) % (int(hi) - int(lo) + 1)

@@ -3,7 +3,8 @@
 Ops: ``get`` (a record by ID), ``find`` (the newest record matching arguments), ``list`` (all matching
 records), ``create`` / ``upsert`` (a record whose ID is derived from its inputs), ``update``,
 ``delete``, ``convert`` (units and currency), ``derive`` (values computed from the arguments),
-``refresh`` (renew a realm's session) and ``resolve`` (stale ID -> current ID).
+``refresh`` (renew a realm's session), ``revoke`` (expire every session) and ``resolve`` (stale ID ->
+current ID).
 """
 
 from __future__ import annotations
@@ -57,18 +58,40 @@ def _not_found(b: dict[str, Any], record_id: str, world: World) -> Outcome:
     return _fail(world, "NOT_FOUND", f"no {b['collection']} record '{record_id}'")
 
 
-def _matching(b: dict[str, Any], args: dict[str, Any], world: World) -> tuple[dict[str, Any], ...]:
+def _norm(value: Any) -> Any:
+    return " ".join(value.casefold().split()) if isinstance(value, str) else value
+
+
+def _equal(record_value: Any, argument: Any) -> bool:
+    """Strings compare case- and whitespace-insensitively; everything else exactly."""
+    return _norm(record_value) == _norm(argument)
+
+
+def _contains(record_value: Any, argument: Any) -> bool:
+    """Either string contains the other (a forgiving place or text search)."""
+    a, b = _norm(record_value), _norm(argument)
+    return isinstance(a, str) and isinstance(b, str) and bool(b) and (b in a or a in b)
+
+
+def matching_records(b: dict[str, Any], args: dict[str, Any], world: World) -> tuple[dict[str, Any], ...]:
+    """Records whose ``match`` fields equal the arguments (``contains`` fields contain them) and whose
+    ``where`` fields equal constants; newest first by ``order_by`` (``order: asc`` for oldest first),
+    ties by ID."""
     match: dict[str, str] = b.get("match", {})
+    contains: dict[str, str] = b.get("contains", {})
+    where: dict[str, Any] = b.get("where", {})
     id_field = b.get("id_field", "id")
     found = [
         r
         for r in world.records(b["collection"]).values()
-        if all(name in args and r.get(fld) == args[name] for fld, name in match.items())
+        if all(name in args and _equal(r.get(fld), args[name]) for fld, name in match.items())
+        and all(name in args and _contains(r.get(fld), args[name]) for fld, name in contains.items())
+        and all(r.get(fld) == value for fld, value in where.items())
     ]
     order_by = b.get("order_by")
     found.sort(key=lambda r: str(r.get(id_field)))
     if order_by:
-        found.sort(key=lambda r: str(r.get(order_by)), reverse=True)
+        found.sort(key=lambda r: str(r.get(order_by)), reverse=b.get("order", "desc") != "asc")
     return tuple(found)
 
 
@@ -81,7 +104,7 @@ def op_get(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
 
 
 def op_find(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
-    found = _matching(e.behavior, args, world)
+    found = matching_records(e.behavior, args, world)
     if not found:
         return _fail(world, "NOT_FOUND", f"no {e.behavior['collection']} record matches the arguments")
     return Outcome(world, _outputs(e, Context(e.route_id, args, world, record=found[0])))
@@ -89,7 +112,7 @@ def op_find(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
 
 def op_list(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
     b = e.behavior
-    found = _matching(b, args, world)
+    found = matching_records(b, args, world)
     ctx = Context(e.route_id, args, world, matches=found, id_field=b.get("id_field"))
     return Outcome(world, _outputs(e, ctx))
 
@@ -180,6 +203,12 @@ def op_refresh(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
     return Outcome(world, _outputs(e, Context(e.route_id, args, world, token=token)))
 
 
+def op_revoke(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+    for realm in sorted(world.sessions):
+        world = world.with_session(realm, Session(status="expired", token=None))
+    return Outcome(world, _outputs(e, Context(e.route_id, args, world)))
+
+
 def op_resolve(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
     b = e.behavior
     record_id = str(args.get(b["key_input"]))
@@ -203,4 +232,5 @@ OPS: dict[str, Callable[[Endpoint, dict[str, Any], World], Outcome]] = {
     "derive": op_derive,
     "refresh": op_refresh,
     "resolve": op_resolve,
+    "revoke": op_revoke,
 }

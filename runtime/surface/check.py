@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from schemarouter.runtime.simulator.calls import ExecutedCall
 from schemarouter.runtime.simulator.world import World
 from schemarouter.runtime.surface.model import ExpectedValue, Milestone, Task

@@ -6,9 +6,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from schemarouter.runtime.surface.model import Task
-
 from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.surface.model import Task
 
 SURFACE_FILE = "surface.jsonl"
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
 from schemarouter.runtime.simulator.world import World
 
 

@@ -1,0 +1,86 @@
+"""Resolve every intent of spec/intents.yaml into a plan template through the route graph."""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+
+import networkx as nx
+
+from schemarouter.compiler.generate.graph import StepTemplate, build_graph, find_plan
+from schemarouter.compiler.generate.load import GeneratorInputs
+from schemarouter.compiler.generate.spec_model import IntentDef, SlotDef
+from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.catalog.model import Endpoint
+
+
+@dataclass(frozen=True)
+class ResolvedIntent:
+    intent: IntentDef
+    slot_pools: dict[str, str]  # slot name -> pool
+    slot_semantics: dict[str, str]  # slot name -> semantic ID
+    plan: tuple[StepTemplate, ...]
+
+
+def _slot(slot: str | SlotDef, inputs: GeneratorInputs) -> tuple[str, str]:
+    pool = slot if isinstance(slot, str) else slot.pool
+    if pool not in inputs.pools:
+        raise SchemaRouterError(f"spec/intents.yaml: unknown pool {pool!r}")
+    semantic = inputs.pools[pool].semantic if isinstance(slot, str) or not slot.semantic else slot.semantic
+    return pool, semantic
+
+
+def _check_phrasings(intent: IntentDef, languages: tuple[str, ...]) -> None:
+    for lang in languages:
+        for text in intent.phrasings.get(lang, ()):
+            named = {name for _, name, _, _ in string.Formatter().parse(text) if name}
+            if named - set(intent.slots):
+                raise SchemaRouterError(
+                    f"spec/intents.yaml: {intent.id} ({lang}): unknown slots {named - set(intent.slots)}"
+                )
+            if set(intent.slots) - named:
+                raise SchemaRouterError(
+                    f"spec/intents.yaml: {intent.id} ({lang}): phrasing omits {set(intent.slots) - named}"
+                )
+
+
+def resolve_intents(
+    inputs: GeneratorInputs, endpoints: list[Endpoint], core: set[str]
+) -> tuple[nx.DiGraph, list[ResolvedIntent]]:
+    """The graph over the core routes and each intent with its unique plan template."""
+    graph = build_graph(e for e in endpoints if e.route_id in core)
+    by_base = {e.route_id.rsplit(".v", 1)[0]: e.route_id for e in endpoints if e.route_id in core}
+    strata = {s.id: s for s in inputs.strata}
+    resolved = []
+    seen: set[str] = set()
+    for intent in inputs.intents:
+        if intent.id in seen:
+            raise SchemaRouterError(f"spec/intents.yaml: duplicate intent {intent.id}")
+        seen.add(intent.id)
+        if intent.stratum not in strata:
+            raise SchemaRouterError(f"spec/intents.yaml: {intent.id}: unknown stratum {intent.stratum}")
+        if intent.goal not in by_base:
+            raise SchemaRouterError(f"spec/intents.yaml: {intent.id}: goal {intent.goal} is not a core route")
+        _check_phrasings(intent, inputs.languages)
+        pools, semantics = {}, {}
+        for name, slot in intent.slots.items():
+            pools[name], semantics[name] = _slot(slot, inputs)
+        by_semantic: dict[str, str] = {}
+        for name, semantic in semantics.items():
+            if semantic in by_semantic:
+                raise SchemaRouterError(
+                    f"spec/intents.yaml: {intent.id}: slots {by_semantic[semantic]} and {name} "
+                    f"share {semantic}"
+                )
+            by_semantic[semantic] = name
+        failure = (intent.failure.error, intent.failure.stale_slot) if intent.failure else None
+        plan = find_plan(
+            graph,
+            intent_id=intent.id,
+            goal=by_base[intent.goal],
+            stratum=strata[intent.stratum],
+            slots=by_semantic,
+            failure=failure,
+        )
+        resolved.append(ResolvedIntent(intent, pools, semantics, plan))
+    return graph, resolved

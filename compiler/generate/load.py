@@ -1,0 +1,120 @@
+"""Load the generator's inputs: its five spec files (schema-validated) and what it reads of the core specs.
+
+Read: spec/fields.yaml, spec/endpoints.yaml, spec/pools.yaml, spec/intents.yaml, spec/generator.yaml
+(each validated by spec/schema/<name>.schema.json), and from spec/experiment.yaml the seeds, languages
+and catalog sizes, from spec/strata.yaml the strata and their generation keys, from
+spec/state_contract.yaml the error classes and identifier pattern.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from schemarouter.compiler.generate.spec_model import (
+    EndpointsFile,
+    FieldDef,
+    GeneratorDef,
+    IntentDef,
+    PoolDef,
+    ResourceDef,
+)
+from schemarouter.errors import SchemaRouterError
+
+GENERATOR_SPECS = ("fields", "endpoints", "pools", "intents", "generator")
+CORE_SPECS = ("experiment", "strata", "state_contract")
+
+
+@dataclass(frozen=True)
+class StratumInfo:
+    id: str
+    code: str
+    plan_steps: int
+    error_classes: tuple[str, ...]
+    dimensions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GeneratorInputs:
+    fields: dict[str, FieldDef]
+    resources: dict[str, ResourceDef]
+    endpoints: EndpointsFile
+    pools: dict[str, PoolDef]
+    intents: tuple[IntentDef, ...]
+    generator: GeneratorDef
+    languages: tuple[str, ...]
+    catalog_sizes: tuple[int, ...]
+    seeds: dict[str, int]
+    strata: tuple[StratumInfo, ...]
+    tasks_per_cell: int
+    error_classes: frozenset[str]
+    identifier_pattern: str
+    source_sha256: dict[str, str]
+
+
+def _read_yaml(path: Path) -> tuple[Any, str]:
+    if not path.exists():
+        raise SchemaRouterError(f"{path}: missing; `sr generate` needs it")
+    raw = path.read_bytes()
+    return yaml.safe_load(raw.decode("utf-8")), hashlib.sha256(raw).hexdigest()
+
+
+def _validate(spec_dir: Path, name: str, data: Any) -> None:
+    schema_path = spec_dir / "schema" / f"{name}.schema.json"
+    if not schema_path.exists():
+        raise SchemaRouterError(f"{schema_path}: missing schema for spec/{name}.yaml")
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    errors = sorted(
+        jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path)
+    )
+    if errors:
+        lines = [
+            f"spec/{name}.yaml: {'.'.join(str(p) for p in e.absolute_path) or '<root>'}: {e.message}"
+            for e in errors[:20]
+        ]
+        raise SchemaRouterError("\n".join(lines))
+
+
+def load_inputs(spec_dir: Path) -> GeneratorInputs:
+    """Everything generation reads, validated; raises SchemaRouterError with file and path on a problem."""
+    raw: dict[str, Any] = {}
+    sha: dict[str, str] = {}
+    for name in GENERATOR_SPECS + CORE_SPECS:
+        raw[name], sha[f"spec/{name}.yaml"] = _read_yaml(spec_dir / f"{name}.yaml")
+    for name in GENERATOR_SPECS:
+        _validate(spec_dir, name, raw[name])
+    experiment, strata, contract = raw["experiment"], raw["strata"], raw["state_contract"]
+    try:
+        return GeneratorInputs(
+            fields={k: FieldDef.model_validate(v) for k, v in raw["fields"]["fields"].items()},
+            resources={k: ResourceDef.model_validate(v) for k, v in raw["fields"]["resources"].items()},
+            endpoints=EndpointsFile.model_validate(raw["endpoints"]),
+            pools={k: PoolDef.model_validate(v) for k, v in raw["pools"]["pools"].items()},
+            intents=tuple(IntentDef.model_validate(v) for v in raw["intents"]["intents"]),
+            generator=GeneratorDef.model_validate(raw["generator"]),
+            languages=tuple(lang["code"] for lang in experiment["languages"]),
+            catalog_sizes=tuple(sorted(experiment["catalog_sizes"])),
+            seeds=dict(experiment["seeds"]),
+            strata=tuple(
+                StratumInfo(
+                    id=s["id"],
+                    code=s["code"],
+                    plan_steps=int(s["generation"]["plan_steps"]),
+                    error_classes=tuple(s["generation"].get("error_classes", ())),
+                    dimensions=tuple(s["generation"].get("dimensions", ())),
+                )
+                for s in strata["strata"]
+            ),
+            tasks_per_cell=int(strata["tasks_per_cell"]),
+            error_classes=frozenset(contract["error_classes"]),
+            identifier_pattern=str(contract["identifier_pattern"]),
+            source_sha256=dict(sorted(sha.items())),
+        )
+    except (KeyError, ValueError) as err:
+        raise SchemaRouterError(f"spec: cannot read the generator inputs: {err}") from None

@@ -1,0 +1,204 @@
+"""Assemble a ``Task`` from a draft: gold plan, grants, world, milestones, expected answer, hazards.
+
+Order of work: plan steps with the draft's literal values -> grants for destructive steps (pinned to
+the values the user stated) -> world setup (expired realm or stale identifier, planted text, a
+rate-limited distractor) -> primed world -> gold run -> milestones (each ok step's values that later
+steps consume, and the answer for the goal) -> hazards and distractors in catalog_100.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from schemarouter.compiler.generate.endpoints import Provenance
+from schemarouter.compiler.generate.load import GeneratorInputs
+from schemarouter.compiler.generate.nesting import distractor_kinds
+from schemarouter.compiler.generate.sampling import Draft
+from schemarouter.compiler.generate.worlds import WorldSetup, build_world
+from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.catalog.model import Catalog, Endpoint
+from schemarouter.runtime.simulator.calls import ExecutedCall
+from schemarouter.runtime.surface.gold import run_plan
+from schemarouter.runtime.surface.model import (
+    ExpectedValue,
+    Grant,
+    Hazards,
+    HiddenTask,
+    Milestone,
+    PlanStep,
+    Task,
+)
+
+
+def _plan(draft: Draft) -> tuple[PlanStep, ...]:
+    return tuple(
+        PlanStep(
+            route_id=s.route_id,
+            literal_args={name: draft.slots[slot].value for name, slot in s.slot_inputs},
+            expect=s.expect,
+        )
+        for s in draft.intent.plan
+    )
+
+
+def _noise(
+    inputs: GeneratorInputs, draft: Draft, routes: Mapping[str, Endpoint]
+) -> tuple[tuple[dict, ...], ...]:
+    """Per step: other values of the pools its literal match inputs came from (noise records)."""
+    out = []
+    for s in draft.intent.plan:
+        b = routes[s.route_id].behavior
+        fields = {name: fld for fld, name in {**b.get("match", {}), **b.get("contains", {})}.items()}
+        entries: list[dict] = []
+        for input_name, slot in s.slot_inputs:
+            pool = inputs.pools[draft.intent.slot_pools[slot]]
+            if input_name not in fields or not pool.values:
+                continue
+            for entry in pool.values.get(draft.language) or pool.values.get("all") or ():
+                value = (
+                    entry
+                    if isinstance(entry, str)
+                    else (entry.value if entry.value is not None else entry.text)
+                )
+                facts = {} if isinstance(entry, str) else dict(entry.facts)
+                if value != draft.slots[slot].value:
+                    entries.append({**facts, fields[input_name]: value})
+        out.append(tuple(entries))
+    return tuple(out)
+
+
+def _step_facts(draft: Draft) -> tuple[dict, ...]:
+    return tuple(
+        {k: v for _, slot in s.slot_inputs for k, v in draft.slots[slot].facts.items()}
+        for s in draft.intent.plan
+    )
+
+
+def _milestones(
+    calls: Sequence[ExecutedCall],
+    plan: Sequence[PlanStep],
+    answer: tuple[ExpectedValue, ...],
+    routes: Mapping[str, Endpoint],
+) -> tuple[Milestone, ...]:
+    """Each ok step's milestone: the values later steps consumed from it (the answer for the goal)."""
+    consumed: dict[int, dict[str, ExpectedValue]] = {}
+    for j, call in enumerate(calls):
+        specs = {f.name: f for f in routes[call.route_id].inputs}
+        for name, value in call.arguments.items():
+            if name in plan[j].literal_args:
+                continue
+            semantic = specs[name].semantic_id
+            for k in range(j - 1, -1, -1):
+                hit = next(
+                    (f for f in calls[k].result.fields if f.semantic_id == semantic and f.value == value),
+                    None,
+                )
+                if calls[k].result.status == "ok" and hit is not None:
+                    consumed.setdefault(k, {})[hit.name] = ExpectedValue(
+                        name=hit.name, semantic_id=hit.semantic_id, unit=hit.unit, value=hit.value
+                    )
+                    break
+    last_ok = max(i for i, s in enumerate(plan) if s.expect == "ok")
+    milestones = []
+    for i, step in enumerate(plan):
+        if step.expect != "ok":
+            continue
+        values = (
+            answer if i == last_ok else tuple(consumed.get(i, {})[n] for n in sorted(consumed.get(i, {})))
+        )
+        milestones.append(Milestone(route_id=step.route_id, values=values))
+    return tuple(milestones)
+
+
+def assemble_task(
+    inputs: GeneratorInputs,
+    draft: Draft,
+    full: Catalog,
+    catalog_100: Catalog,
+    provenance: Mapping[str, Provenance],
+) -> Task:
+    routes = full.by_route()
+    small = catalog_100.by_route()
+    rng = random.Random(f"{inputs.seeds['world']}:{draft.task_id}")
+    plan = _plan(draft)
+    plan_routes = {s.route_id for s in plan}
+    if not plan_routes <= set(small):
+        raise SchemaRouterError(
+            f"{draft.task_id}: plan routes missing from catalog_100: {plan_routes - set(small)}"
+        )
+    grants = tuple(
+        Grant(route_id=s.route_id, arguments=dict(s.literal_args) or None)
+        for s in plan
+        if routes[s.route_id].side_effect == "destructive"
+    )
+    granted = {g.route_id for g in grants}
+    domains = {routes[r].domain for r in plan_routes}
+    destructive = sorted(
+        r
+        for r, e in small.items()
+        if e.side_effect == "destructive" and e.domain in domains and r not in granted
+    )
+    if not destructive:
+        destructive = sorted(
+            r for r, e in small.items() if e.side_effect == "destructive" and r not in granted
+        )
+    messages: dict[str, str] = {}
+    injected: tuple[str, ...] = ()
+    if draft.injected:
+        target = small[rng.choice(destructive)]
+        text = rng.choice(inputs.generator.surface.injections).format(tool=target.name)
+        first_ok = next(s.route_id for s in plan if s.expect == "ok")
+        messages[first_ok] = text
+        injected = (text,)
+    goal = routes[plan[-1].route_id]
+    calm = sorted(
+        r
+        for r, e in small.items()
+        if e.domain == goal.domain and r not in plan_routes and e.side_effect == "read"
+    )
+    rate_limited = tuple(sorted(rng.sample(calm, min(len(calm), inputs.generator.world.rate_limited_routes))))
+    failure = draft.intent.intent.failure
+    setup = WorldSetup(
+        task_id=draft.task_id,
+        language=draft.language,
+        plan=plan,
+        step_facts=_step_facts(draft),
+        step_noise=_noise(inputs, draft, routes),
+        expired_realm=goal.behavior.get("realm") if failure and failure.error == "AUTH_EXPIRED" else None,
+        stale=(goal.behavior["collection"], str(draft.slots[failure.stale_slot].value))
+        if failure and failure.stale_slot
+        else None,
+        messages=messages,
+        rate_limited=rate_limited,
+    )
+    world = build_world(inputs, setup, routes, rng)
+    calls, final_world = run_plan(plan, full, world)
+    for call, step in zip(calls, plan, strict=True):
+        if call.outcome != step.expect:
+            raise SchemaRouterError(f"{draft.task_id}: re-run of {step.route_id} gave {call.outcome}")
+    wanted = draft.intent.intent.answer
+    answer = tuple(
+        ExpectedValue(name=f.name, semantic_id=f.semantic_id, unit=f.unit, value=f.value)
+        for f in calls[-1].result.fields
+        if wanted is None or f.name in wanted
+    )
+    kinds = distractor_kinds(small, provenance, plan_routes)
+    return Task(
+        task_id=draft.task_id,
+        stratum=draft.stratum,
+        language=draft.language,
+        query=draft.query,
+        grants=grants,
+        hidden=HiddenTask(
+            intent=draft.intent.intent.id,
+            slots={k: v.value for k, v in sorted(draft.slots.items())},
+            plan=plan,
+            milestones=_milestones(calls, plan, answer, routes),
+            expected_answer=answer,
+            world=world,
+            expected_world=final_world,
+            hazards=Hazards(destructive_routes=tuple(destructive), injected_texts=injected),
+            distractors={k: tuple(v) for k, v in kinds.items() if v},
+        ),
+    )
