@@ -63,7 +63,7 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "oracle_task_graph": ("task_graph", "oracle_graph", "dependency_graph", "gold_plan"),
     "hidden_expected_answer": ("expected_answer", "gold_answer", "answer"),
     "hidden_reference_facts": ("reference_facts", "world", "hidden_facts", "expected_world"),
-    "condition_name": ("condition", "condition_id"),
+    "condition_name": ("condition_id", "experimental_condition"),
     "schemarouter_rank": ("rank", "rank_score", "score", "rank_position", "position"),
 }
 

@@ -1,0 +1,43 @@
+"""Every output a catalog endpoint can produce must pass the state boundary.
+
+A forbidden alias that is also an ordinary API field name (``condition`` of a weather forecast, say)
+would turn a legitimate observation into a ContractViolation mid-episode. This pins that the
+contract's aliases and the catalog's vocabulary do not collide.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from schemarouter.runtime.catalog.io import load_catalog
+from schemarouter.runtime.simulator.result import ObservedField, ToolResult
+from schemarouter.runtime.state import ObservableState
+
+CATALOGS = Path(__file__).resolve().parents[1] / "catalogs"
+
+
+def _sample(json_type: str) -> object:
+    return {"string": "x", "integer": 1, "number": 1.5, "boolean": True, "array": [], "object": {}}[json_type]
+
+
+def test_every_catalog_output_field_passes_the_state_boundary() -> None:
+    catalog = load_catalog(CATALOGS, 500)
+    state = ObservableState.initial()
+    for endpoint in catalog.endpoints:
+        fields = tuple(
+            ObservedField(
+                name=f.name,
+                semantic_id=f.semantic_id,
+                json_type=f.json_type,
+                unit=f.unit,
+                dimension=f.dimension,
+                qualifier=f.qualifier,
+                stable_identifier=False,
+                value=_sample(f.json_type),
+            )
+            for f in endpoint.outputs
+        )
+        state = state.after_result(ToolResult(route_id=endpoint.route_id, status="ok", fields=fields))
+        for error in endpoint.errors:
+            state.after_result(ToolResult(route_id=endpoint.route_id, status="error", error_class=error))
+    assert len(state.executed_route_ids) == len(catalog.endpoints)
