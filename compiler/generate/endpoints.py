@@ -200,6 +200,7 @@ def _crud_shape(
     id_spec = field_spec(inputs, r.id_field)
     id_name = id_spec.name
     base: dict[str, Any] = {"collection": name}
+    outs: tuple[FieldSpec, ...]
     if verb in {"list", "count", "search"}:
         outs = (
             (_count_spec(r, many_en),)
@@ -208,7 +209,7 @@ def _crud_shape(
         )
         exprs: dict[str, Any] = {"count": {"count": True}}
         if verb != "count":
-            exprs[outs[1].name] = {"ids": True}
+            exprs[outs[-1].name] = {"ids": True}
         op = {**base, "op": "list", "outputs": exprs}
         ins: tuple[FieldSpec, ...] = ()
         if verb == "list":

@@ -130,6 +130,25 @@ def _manifest(inputs, files: dict[str, str]) -> dict[str, Any]:
         "generator_version": GENERATOR_VERSION,
         "seeds": {k: inputs.seeds[k] for k in ("catalog", "surface", "world")},
         "sources": {path: {"sha256": digest} for path, digest in inputs.source_sha256.items()},
+        # What generation reads of the core specs: values, not file hashes, so an unrelated edit of
+        # those files does not make the generated files look stale.
+        "core_inputs": {
+            "catalog_sizes": list(inputs.catalog_sizes),
+            "languages": list(inputs.languages),
+            "tasks_per_cell": inputs.tasks_per_cell,
+            "strata": [
+                {
+                    "id": s.id,
+                    "code": s.code,
+                    "plan_steps": s.plan_steps,
+                    "error_classes": list(s.error_classes),
+                    "dimensions": list(s.dimensions),
+                }
+                for s in inputs.strata
+            ],
+            "error_classes": sorted(inputs.error_classes),
+            "identifier_pattern": inputs.identifier_pattern,
+        },
         "files": {
             path: {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
             for path, text in sorted(files.items())

@@ -21,7 +21,7 @@ class Grant(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     route_id: str = Field(description="The destructive route the user authorized.")
-    arguments: dict[str, Any] | None = Field(
+    arguments: Mapping[str, Any] | None = Field(
         default=None,
         description="Argument values the call must carry (values the user stated); null: any arguments.",
     )

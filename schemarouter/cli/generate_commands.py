@@ -116,6 +116,6 @@ def print_surface_stats(*, project: ProjectPaths, console: Console) -> None:
 def surface_stats_command(ctx: typer.Context) -> None:
     """Counts of the frozen surface per stratum x language: plan lengths, distractors, hazards, grants."""
     try:
-        print_surface_stats(project=paths(ctx), console=Console())
+        print_surface_stats(project=paths(ctx), console=Console(width=max(Console().width, 140)))
     except SchemaRouterError as err:
         raise fail(str(err)) from None
