@@ -214,7 +214,8 @@ def _observe_fields(data: dict[str, Any], result: ToolResult) -> None:
         data["observed_value_types"] = (*data["observed_value_types"], f.json_type)
         if f.unit is not None:
             units.append({"unit": f.unit, "dimension": f.dimension, "qualifier": f.qualifier})
-        if f.stable_identifier:
+        if f.stable_identifier and f.value is not None:
+            # A null identifier (an unpaid order's charge_id, say) is no identifier: nothing to carry.
             identifiers.append({"semantic_id": f.semantic_id, "value": _identifier_value(f.value, f.name)})
     data["observed_units"], data["stable_identifiers"] = units, identifiers
 
