@@ -58,8 +58,9 @@ class EpisodeProgress:
         if self._task is None:
             return
         now = time.perf_counter()
+        if now - self._last_refresh < _REFRESH_S and done != total:
+            return  # redrawing costs more than an episode commit; the bar catches up within 0.1 s
+        self._last_refresh = now
         rate = done / (now - self._started) if now > self._started else 0.0
         self._progress.update(self._task, completed=done, rate=f"{rate:,.0f} ep/s")
-        if now - self._last_refresh >= _REFRESH_S or done == total:
-            self._last_refresh = now
-            self._progress.refresh()
+        self._progress.refresh()

@@ -144,10 +144,16 @@ def run_experiment(
         f"{s.events} infrastructure event{'s' if s.events != 1 else ''}"
         + (f"; stopped early: {s.stopped_early}" if s.stopped_early else "")
     )
-    state = load_result_set([run_dir]).dirs[0]
+    result_set = load_result_set([run_dir])
+    state = result_set.dirs[0]
     if not state.shard_complete:
-        for line in status_lines(load_result_set([run_dir]))[-12:]:
+        for line in result_set.progress_lines():
             console.print(line, markup=False, highlight=False)
+        for event in state.unresolved[:5]:
+            where = event.key.label() if event.key else "(no episode)"
+            console.print(f"  {event.kind} {event.error_type}: {where}: {event.message[:140]}", markup=False)
+        if len(state.unresolved) > 5:
+            console.print(f"  ... {len(state.unresolved) - 5} more: sr status {run_dir}", markup=False)
         console.print(
             f"[yellow]not terminal[/]: continue with `sr run --resume --run-dir {run_dir}`; "
             "infrastructure events are never results."
