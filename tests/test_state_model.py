@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
+
 from schemarouter.runtime.simulator.result import ObservedField, ToolResult
 from schemarouter.runtime.state import ContractViolation, ObservableState, canonical_json, contract_drift
 from schemarouter.runtime.state.contract import STATE_FIELDS
@@ -51,6 +52,15 @@ def test_contract_file_and_pinned_constants_agree() -> None:
     raw = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
     assert contract_drift(raw) == []
     assert tuple(ObservableState.model_fields) == STATE_FIELDS
+
+
+def test_condition_names_match_the_conditions_spec() -> None:
+    from schemarouter.runtime.state.contract import conditions_drift
+
+    conditions = yaml.safe_load((SPEC.parent / "conditions.yaml").read_text(encoding="utf-8"))
+    assert conditions_drift(conditions) == []
+    conditions["conditions"][0]["id"] = "SR-5-RENAMED"
+    assert conditions_drift(conditions)
 
 
 def test_drift_is_reported() -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from schemarouter.runtime.simulator.result import ObservedField, ToolResult
 from schemarouter.runtime.state import ContractViolation, ObservableState
 
@@ -39,7 +40,9 @@ ATTEMPTS: dict[str, Callable[[], object]] = {
     "future routes alias as a key": lambda: ObservableState.model_validate(
         _data(remaining_routes=["a.b.v1"])
     ),
-    "condition name as a key": lambda: ObservableState.model_validate(_data(condition="SR-5-STATE-AWARE")),
+    "condition name as a key": lambda: ObservableState.model_validate(
+        _data(experimental_condition="SR-5-STATE-AWARE")
+    ),
     "rank score as a key": lambda: ObservableState.model_validate(_data(rank_score=0.93)),
     "oracle graph as a key": lambda: ObservableState.model_validate(_data(task_graph={"a": ["b"]})),
     # Forbidden items as nested keys.
@@ -64,6 +67,12 @@ ATTEMPTS: dict[str, Callable[[], object]] = {
     ),
     "forbidden word as an identifier value": lambda: ObservableState.model_validate(
         _data(stable_identifiers=[{"semantic_id": "geo.place_id", "value": "expected_world"}])
+    ),
+    "condition id as an observed name": lambda: ObservableState.model_validate(
+        _data(observed_field_names=["SR-PROGRESSIVE-STATIC"])
+    ),
+    "condition id inside an identifier value": lambda: ObservableState.model_validate(
+        _data(stable_identifiers=[{"semantic_id": "geo.place_id", "value": "run-sr-5-state-aware-7"}])
     ),
     # Free text where a typed token belongs.
     "free text in an identifier value": lambda: ObservableState.model_validate(

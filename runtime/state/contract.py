@@ -67,6 +67,11 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "schemarouter_rank": ("rank", "rank_score", "score", "rank_position", "position"),
 }
 
+# The condition IDs that name a research condition unambiguously (spec/conditions.yaml). A value
+# carrying one is the condition's name smuggled in; FULL and ORACLE are ordinary words and are
+# caught only as keys (condition_id, experimental_condition).
+CONDITION_NAMES: tuple[str, ...] = ("SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE")
+
 _identifier_re = re.compile(IDENTIFIER_PATTERN)
 _name_re = re.compile(NAME_PATTERN)
 _unit_re = re.compile(UNIT_PATTERN)
@@ -82,6 +87,16 @@ def is_name(value: str) -> bool:
 
 def is_unit(value: str) -> bool:
     return _unit_re.fullmatch(value) is not None
+
+
+def conditions_drift(raw_conditions: Mapping[str, Any]) -> list[str]:
+    """Differences between spec/conditions.yaml's SR condition IDs and CONDITION_NAMES (empty if none)."""
+    spec_names = tuple(
+        c.get("id") for c in raw_conditions.get("conditions", []) if str(c.get("id", "")).startswith("SR-")
+    )
+    if spec_names != CONDITION_NAMES:
+        return [f"conditions: SR condition ids {spec_names!r}, state guard pins {CONDITION_NAMES!r}"]
+    return []
 
 
 def contract_drift(raw: Mapping[str, Any]) -> list[str]:

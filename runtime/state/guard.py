@@ -5,7 +5,8 @@ after normalising case and separators (``Gold-Next.Route`` reads as ``gold_next_
 
 - as a key at any depth;
 - as a whole string value at any depth (a value equal to a forbidden key);
-- inside a string value, for the multi-word IDs and aliases (``x.gold_plan.v1`` carries ``gold_plan``).
+- inside a string value, for the multi-word IDs and aliases (``x.gold_plan.v1`` carries ``gold_plan``)
+  and for the research condition IDs (``SR-5-STATE-AWARE`` is the condition's name).
 
 Single-word aliases (``rank``, ``world``, ...) are matched whole only: as parts of longer names they
 are ordinary words.
@@ -15,9 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
-from schemarouter.runtime.state.contract import FORBIDDEN
+from schemarouter.runtime.state.contract import CONDITION_NAMES, FORBIDDEN
 from schemarouter.runtime.state.errors import ContractViolation
 
 _separators = re.compile(r"[^a-z0-9]+")
@@ -29,24 +31,26 @@ def normalise(text: str) -> str:
 
 
 _WHOLE: dict[str, str] = {}
-_MULTI_WORD: dict[str, str] = {}
+_INSIDE: dict[str, str] = {}
 for _item, _aliases in FORBIDDEN.items():
     for _term in (_item, *_aliases):
         _WHOLE[normalise(_term)] = _item
         if "_" in normalise(_term):
-            _MULTI_WORD[normalise(_term)] = _item
+            _INSIDE[normalise(_term)] = _item
+for _name in CONDITION_NAMES:
+    _WHOLE[normalise(_name)] = _INSIDE[normalise(_name)] = "condition_name"
+# One pass over the padded value finds any multi-word term bounded by separators.
+_inside_re = re.compile("_(" + "|".join(sorted(map(re.escape, _INSIDE), key=len, reverse=True)) + ")_")
 
 
+@lru_cache(maxsize=65536)
 def forbidden_item_in(text: str) -> str | None:
     """The forbidden contract item ``text`` names or carries, if any."""
     norm = normalise(text)
     if norm in _WHOLE:
         return _WHOLE[norm]
-    padded = f"_{norm}_"
-    for term, item in _MULTI_WORD.items():
-        if f"_{term}_" in padded:
-            return item
-    return None
+    match = _inside_re.search(f"_{norm}_")
+    return _INSIDE[match.group(1)] if match else None
 
 
 def reject_forbidden(value: Any, path: str = "") -> None:
