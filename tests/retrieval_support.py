@@ -6,6 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from retrieval_toy_catalog import TOY_CATALOG
+
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec, load_retriever_spec
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from retrieval_support import frozen_spec, toy_index
 from retrieval_toy_catalog import TOY_CATALOG
+
 from schemarouter.runtime.retrieval.analyzers import (
     IdentifierAnalyzer,
     NgramAnalyzer,

@@ -7,6 +7,7 @@ import inspect
 import pytest
 from retrieval_support import frozen_spec, toy_index
 from retrieval_toy_catalog import TOY_CATALOG
+
 from schemarouter.runtime.retrieval import RetrievalCall, RetrievalIndex, StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.retrieval.call import RetrievalCall as CallModel
 from schemarouter.runtime.simulator.result import ObservedField, ToolResult

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 from retrieval_toy_catalog import TOY_CATALOG
+from typer.testing import CliRunner
+
+from schemarouter.cli.app import app
 from schemarouter.runtime.catalog.io import catalog_path, dump_catalog
 from schemarouter.runtime.catalog.model import Catalog
 from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
 from schemarouter.runtime.state import ObservableState
-from typer.testing import CliRunner
-
-from schemarouter.cli.app import app
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from retrieval_support import frozen_spec, toy_index, twins
 from retrieval_toy_catalog import TOY_CATALOG
+
 from schemarouter.runtime.retrieval import RetrievalIndex, StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.state import ObservableState
 

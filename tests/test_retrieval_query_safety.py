@@ -7,6 +7,7 @@ import tantivy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from retrieval_support import toy_index
+
 from schemarouter.runtime.retrieval import StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.state import ObservableState
 

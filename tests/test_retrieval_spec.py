@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from schemarouter.runtime.retrieval import RetrieverSpec, parse_retriever_spec
 
 from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.retrieval import RetrieverSpec, parse_retriever_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW = yaml.safe_load((ROOT / "spec" / "retriever.yaml").read_text(encoding="utf-8"))

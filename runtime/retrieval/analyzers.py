@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import tantivy
+
 from schemarouter.runtime.retrieval.spec import AnalyzerSpec, CharNgrams, Identifier, StemmedWords
 
 _surrogates = re.compile("[\ud800-\udfff]")

@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import tantivy
+
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.retrieval.analyzers import Analyzer, make_analyzer
 from schemarouter.runtime.retrieval.document import source_text
 from schemarouter.runtime.retrieval.spec import RetrieverSpec
-
-from schemarouter.errors import SchemaRouterError
 
 _ORDINAL = "ordinal"
 _WRITER_HEAP_BYTES = 512_000_000  # large enough that 50k endpoints fit in one segment

@@ -9,15 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
 from schemarouter.runtime.catalog.io import load_catalog
 from schemarouter.runtime.catalog.model import Catalog
 from schemarouter.runtime.retrieval.bench import BenchQuery, state_after
 from schemarouter.runtime.retrieval.recall import RecallTask
 from schemarouter.runtime.retrieval.spec import RetrieverSpec, load_retriever_spec
 from schemarouter.runtime.state.model import ObservableState
-
-from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
 
 
 def project_retriever_spec(paths: ProjectPaths, override: Path | None = None) -> RetrieverSpec:

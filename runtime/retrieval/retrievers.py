@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel
+
 from schemarouter.runtime.retrieval.call import QueryKind, RetrievalCall
 from schemarouter.runtime.retrieval.index import RetrievalIndex
 from schemarouter.runtime.state.contract import contract_drift

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
 from schemarouter.runtime.catalog.model import JsonType
 from schemarouter.runtime.simulator.result import ToolResult
 from schemarouter.runtime.state.contract import (
