@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
 from schemarouter.runtime.run import EpisodeKey, LoadedEngine, RunScope, TaskRef
 from schemarouter.runtime.run.engine_port import EngineSetup
 from schemarouter.runtime.scoring import ScoringSpec

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from run_fake_engine import FakeEngine, full_scope, scoring_spec
+
+from schemarouter.project import ProjectPaths
 from schemarouter.runtime.run import AgentConfig, FreezeState, RunRequest, RunScope, Shard, run_session
 from schemarouter.runtime.run.engine_port import EngineSetup
 from schemarouter.runtime.run.resultset import load_result_set
 from schemarouter.runtime.run.rundir import open_run_dir
 from schemarouter.runtime.scoring import ScoreResult, score_result_set
-
-from schemarouter.project import ProjectPaths
 
 REPO = Path(__file__).resolve().parents[1]
 FREEZE_HASH = "f" * 64

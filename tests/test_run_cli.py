@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from run_fake_engine import FakeEngine, fake_tasks
 from run_support import copy_project, frozen_project
-from schemarouter.runtime.run import read_manifest
-from schemarouter.runtime.spec_model import read_lock
 from typer.testing import CliRunner
 
 from schemarouter.cli import run_flow
 from schemarouter.cli.app import app
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.run import read_manifest
+from schemarouter.runtime.spec_model import read_lock
 
 OUTCOME_WORDS = re.compile(r"PASS|FAIL|verdict|task_pass|recall|ci_low|\b0\.\d", re.IGNORECASE)
 
@@ -162,6 +162,7 @@ def test_report_json_follows_its_documented_schema(full_runs: dict) -> None:
     import json
 
     import jsonschema
+
     from schemarouter.runtime.scoring import report_json
 
     schema_path = Path(report_json.__file__).with_name("report.schema.json")

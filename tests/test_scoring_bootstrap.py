@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from schemarouter.runtime.run.scope import TaskRef
 from schemarouter.runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
 from schemarouter.runtime.scoring.estimates import Estimates, estimate

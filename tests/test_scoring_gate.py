@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from run_fake_engine import scoring_spec
+
 from schemarouter.runtime.run.scope import TaskRef
 from schemarouter.runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
 from schemarouter.runtime.scoring.estimates import estimate

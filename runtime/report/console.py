@@ -11,6 +11,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.table import Table
+
 from schemarouter.runtime.run.resultset import ResultSet
 
 
@@ -22,9 +23,7 @@ def print_verdict(console: Console, report: dict[str, Any]) -> None:
         title=f"Gate: {gate['treatment']} vs {gate['comparator']}", title_justify="left", box=box.SIMPLE_HEAD
     )
     for column in ("catalog", "code", "metric", "statistic", "value", "95% CI", "threshold", "passed"):
-        table.add_column(
-            column, justify="right" if column in ("value", "threshold") else "left", overflow="fold"
-        )
+        table.add_column(column, justify="right" if column in ("value", "threshold") else "left")
     for catalog, block in gate["by_catalog"].items():
         for c in block["criteria"]:
             ci = "exact" if c["ci_low"] is None and c["value"] is not None else _ci(c)
@@ -40,7 +39,8 @@ def print_verdict(console: Console, report: dict[str, Any]) -> None:
                 passed,
             )
         table.add_section()
-    console.print(table)
+    # Logs and pipes do not wrap: give them the table's natural width instead of folding it into 80 columns.
+    console.print(table, width=None if console.is_terminal else max(console.width, 120))
     scope_note = "" if gate["preregistered_scope"] else " (sub-scope: not the preregistered verdict)"
     console.print(f"Gate verdict: [{style}]{gate['verdict']}[/]{scope_note}")
 

@@ -47,15 +47,16 @@ def write_plots(
 
 def _save(fig: Figure, path: Path) -> None:
     FigureCanvasAgg(fig)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
+    fig.savefig(path, dpi=100, metadata={"Software": None})
 
 
 def _gate_forest(report: dict[str, Any]) -> Figure:
     gate = report["gate"]
     catalogs = list(gate["by_catalog"])
     codes = [c["code"] for c in gate["by_catalog"][catalogs[0]]["criteria"]]
-    fig = Figure(figsize=(8, 1.6 * len(codes) + 0.8), layout="constrained")
+    fig = Figure(figsize=(9, 1.6 * len(codes) + 0.8))
     axes = fig.subplots(len(codes), 1, squeeze=False)[:, 0]
+    fig.subplots_adjust(left=0.13, right=0.97, top=1 - 0.75 / fig.get_figheight(), bottom=0.04, hspace=0.75)
     fig.suptitle(f"Gate {gate['verdict']}: {gate['treatment']} vs {gate['comparator']}", fontweight="bold")
     for ax, code in zip(axes, codes, strict=True):
         per_catalog = [
@@ -93,11 +94,12 @@ def _recall_heatmap(
     conditions = [
         c for c in report["scope"]["conditions"] if RECALL_METRIC in report["metrics"][c][str(catalogs[0])]
     ]
-    fig = Figure(figsize=(3.6 * len(catalogs) + 1, 2.8 * max(1, len(conditions)) + 0.6), layout="constrained")
+    fig = Figure(figsize=(3.6 * len(catalogs) + 2.4, 2.8 * max(1, len(conditions)) + 0.6))
     if not conditions:
         fig.text(0.5, 0.5, "Recall@5 applies to none of the run's conditions", ha="center")
         return fig
     axes = fig.subplots(len(conditions), len(catalogs), squeeze=False)
+    fig.subplots_adjust(left=0.14, right=0.88, top=0.95, bottom=0.05, wspace=0.08, hspace=0.3)
     sums: dict[tuple[str, int, str, str], list[float]] = {}
     for row in rows:
         if row.get(den_key) is None:
@@ -127,7 +129,7 @@ def _recall_heatmap(
             ax.set_yticks(range(len(strata)), strata if j == 0 else [""] * len(strata), fontsize=7)
             ax.set_title(f"{condition}, catalog {catalog}", fontsize=8)
     if image is not None:
-        fig.colorbar(image, ax=axes, shrink=0.6, label="Recall@5 (ratio of sums)")
+        fig.colorbar(image, cax=fig.add_axes((0.9, 0.25, 0.015, 0.5)), label="Recall@5 (ratio of sums)")
     return fig
 
 
@@ -136,8 +138,9 @@ def _ratio(pair: list[float]) -> float:
 
 
 def _tokens_vs_pass(report: dict[str, Any]) -> Figure:
-    fig = Figure(figsize=(10, 5.5), layout="constrained")
+    fig = Figure(figsize=(10, 5.5))
     ax = fig.subplots()
+    fig.subplots_adjust(left=0.08, right=0.7, top=0.92, bottom=0.1)
     catalogs = [str(k) for k in report["scope"]["catalogs"]]
     for ci, condition in enumerate(report["scope"]["conditions"]):
         color = _PALETTE[ci % len(_PALETTE)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
 from schemarouter.runtime.report.plots import RECALL_METRIC, write_plots
 from schemarouter.runtime.run import jsonio
@@ -17,8 +18,6 @@ from schemarouter.runtime.scoring import ScoreResult, ScoringSpec, score_result_
 from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
 from schemarouter.runtime.scoring.report_json import LATENCY_REPORT_FILE, REPORT_FILE
 from schemarouter.runtime.spec_model import read_lock, record_scoring_started
-
-from schemarouter.project import ProjectPaths
 
 
 def score_and_publish(

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run import jsonio
 from schemarouter.runtime.run.provenance import SourceState
 from schemarouter.runtime.run.scope import RunScope, Shard
-
-from schemarouter.errors import SchemaRouterError
 
 MANIFEST_VERSION = 1
 MANIFEST_FILE = "manifest.json"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, RunManifest
 from schemarouter.runtime.run.rundir import RunRequest
 from schemarouter.runtime.run.scope import (
@@ -15,8 +16,6 @@ from schemarouter.runtime.run.scope import (
     select_conditions,
     select_tasks,
 )
-
-from schemarouter.errors import SchemaRouterError
 
 
 class SurfaceTask(Protocol):

@@ -11,11 +11,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run.manifest import RunManifest, read_manifest
 from schemarouter.runtime.run.scope import EpisodeKey, RunScope
 from schemarouter.runtime.run.store import EpisodeOutcome, EpisodeStore, InfraEvent
-
-from schemarouter.errors import SchemaRouterError
 
 
 @dataclass(frozen=True)

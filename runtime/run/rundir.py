@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run.manifest import (
     MANIFEST_FILE,
     AgentConfig,
@@ -31,8 +32,6 @@ from schemarouter.runtime.run.manifest import (
 from schemarouter.runtime.run.provenance import package_versions, source_state
 from schemarouter.runtime.run.scope import RunScope, Shard
 from schemarouter.runtime.run.store import EpisodeStore
-
-from schemarouter.errors import SchemaRouterError
 
 LOCK_FILE = ".session.lock"
 

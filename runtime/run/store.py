@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run.manifest import now_utc
 from schemarouter.runtime.run.scope import EpisodeKey
-
-from schemarouter.errors import SchemaRouterError
 
 STORE_FILE = "episodes.sqlite"
 STORE_VERSION = "1"

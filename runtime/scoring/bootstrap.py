@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from schemarouter.runtime.run.scope import TaskRef
 
 from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.run.scope import TaskRef
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

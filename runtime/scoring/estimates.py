@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from schemarouter.runtime.scoring.bootstrap import (
     FloatArray,
     Interval,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run import jsonio
 from schemarouter.runtime.run.engine_port import WALL_LATENCY_METRIC
 from schemarouter.runtime.run.manifest import now_utc
@@ -32,8 +33,6 @@ from schemarouter.runtime.scoring.report_json import (
     build_report,
 )
 from schemarouter.runtime.scoring.spec import ScoringSpec
-
-from schemarouter.errors import SchemaRouterError
 
 SCORING_FILE = "scoring.json"
 
