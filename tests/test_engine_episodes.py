@@ -7,10 +7,10 @@ import json
 from typing import Any
 
 import pytest
-from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
-from schemarouter.runtime.surface.plan import required_routes
 
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
+from schemarouter.runtime.surface.plan import required_routes
 from schemarouter.workflow import load_engine
 
 ROOT = ProjectPaths.at(__import__("pathlib").Path(__file__).resolve().parents[1])
@@ -59,7 +59,11 @@ def test_sr_conditions_respect_exposure_limits(engine: EngineResources) -> None:
             refreshes = sum(len(t.retrieval_calls) for t in trace.turns[1:])
             if condition == "SR-PROGRESSIVE-STATIC":
                 assert sizes == sorted(sizes) and max(sizes) <= 30
-                assert all(b - a in (0, 5) for a, b in itertools.pairwise(sizes))
+                # Cumulative: each exposure extends the previous one by at most 5 (fewer only when the
+                # ranking itself runs out), in the ranking's order.
+                assert all(0 <= b - a <= 5 for a, b in itertools.pairwise(sizes))
+                exposures = [t.exposed_route_ids for t in trace.turns]
+                assert all(b[: len(a)] == a for a, b in itertools.pairwise(exposures))
                 assert trace.metrics["retrieval_calls"] == 1
             else:
                 assert max(sizes) <= 5
@@ -92,8 +96,8 @@ def test_planted_text_and_forbidden_items_never_reach_retrieval(
     forbidden = [f["id"] for f in engine.compiled.raw["state_contract"]["forbidden"]]
     for resources in (engine, adversarial):
         for task in _tasks(resources):
-            planted = [p for p in task.hidden.planted_texts() if p]
-            hidden_routes = [s.route_id for s in task.hidden.plan.steps]
+            planted = [p for p in task.hidden.hazards.injected_texts if p]
+            hidden_routes = [s.route_id for s in task.hidden.plan]
             for condition in SR_CONDITIONS:
                 trace = run_episode(resources=resources, task=task, condition_id=condition, catalog_size=100)
                 for text in _retrieval_texts(trace):

@@ -7,10 +7,10 @@ file and line with the right message. The real spec/ is never modified.
 from __future__ import annotations
 
 import pytest
-from schemarouter.compiler import validate_project
-from schemarouter.compiler.spec_files import CORE_SPEC_NAMES
 from spec_support import REPO, edit, find_line, line_of, make_project, validation_lines, write
 
+from schemarouter.compiler import validate_project
+from schemarouter.compiler.spec_files import CORE_SPEC_NAMES
 from schemarouter.project import ProjectPaths
 
 SC, CO, ST, EX, ME, GA = (
@@ -486,9 +486,9 @@ def test_commented_out_forbidden_item_is_reported_missing(tmp_path) -> None:
         paths,
         SC,
         "  - id: condition_name\n    description: The name of the experimental condition.\n"
-        "    aliases: [condition, condition_id]\n",
+        "    aliases: [condition_id, experimental_condition]\n",
         "  # - id: condition_name\n  #   description: The name of the experimental condition.\n"
-        "  #   aliases: [condition, condition_id]\n",
+        "  #   aliases: [condition_id, experimental_condition]\n",
     )
     line = line_of(paths, SC, "forbidden:")
     assert validation_lines(paths) == [

@@ -14,7 +14,7 @@ configured number of consecutive tool turns without progress.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal
 
 from schemarouter.runtime.agents.protocol import Agent, AgentView, BadOutput, CannotProceed, FinalAnswer
 from schemarouter.runtime.engine.metrics import episode_metrics
@@ -124,7 +124,7 @@ class _Episode:
             )
             tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts)
             decision = self.agent.decide(AgentView(turn, prompt, exposed, tuple(self.history)))
-            base = {
+            base: dict[str, Any] = {
                 "turn": turn,
                 "exposed_route_ids": list(self.policy.exposed),
                 "ranking_top5": None if self.policy.ranking_top5 is None else list(self.policy.ranking_top5),
@@ -135,7 +135,9 @@ class _Episode:
             }
             self.pending_retrievals = []
             if isinstance(decision, FinalAnswer | CannotProceed):
-                kind = decision.kind
+                kind: Literal["final_answer", "cannot_proceed"] = (
+                    "final_answer" if isinstance(decision, FinalAnswer) else "cannot_proceed"
+                )
                 self.turns.append(
                     TurnRecord(
                         **base,

@@ -66,8 +66,9 @@ class PolicyGate:
         self._grants = tuple(grants)
 
     def decide(
-        self, *, turn: int, tool_name: str, arguments: Mapping[str, Any], exposed_names: frozenset[str]
+        self, *, turn: int, tool_name: str, arguments: Any, exposed_names: frozenset[str]
     ) -> Allow | Deny:
+        """Decide on one attempt. ``arguments`` is whatever the agent gave (a non-object is invalid)."""
         endpoint = self._endpoints.get(tool_name)
         args = dict(arguments) if isinstance(arguments, Mapping) else {}
         side_effect = endpoint.side_effect if endpoint else None
