@@ -1,31 +1,35 @@
 """Text analyzers, one definition used for both documents and queries.
 
-Each analyzer turns text into the exact terms Tantivy indexes:
+Every analyzer is two steps: a word pattern splits the (sanitized, lower-cased) text into words,
+and each word maps to its terms. Documents are indexed as their space-joined terms under Tantivy's
+whitespace tokenizer, and queries go through the very same functions, so index and query terms
+cannot drift apart.
 
-- ``stemmed_words`` runs inside Tantivy (simple tokenizer, lower case, optional ASCII folding and
-  stop words, Snowball stemmer); queries go through the very same ``TextAnalyzer.analyze``.
-- ``char_ngram`` and ``identifier`` run in Python: documents are indexed as their space-joined terms
-  under Tantivy's whitespace tokenizer, and queries use the same Python function, so index and query
-  terms cannot drift apart.
+- ``stemmed_words``: Unicode alphanumeric runs; per word, Tantivy's lower-case, ASCII-folding,
+  stop-word and Snowball stemmer filters (``TextAnalyzer.analyze`` on the single word);
+- ``char_ngram``: Unicode alphanumeric runs; per word, its character n-grams;
+- ``identifier``: ASCII dotted / snake_case / kebab runs; per word, the whole and its parts.
 
+A word's terms are memoized (a pure function of the word), so known vocabulary costs one lookup.
 No analyzer raises on any string: lone surrogates (which Tantivy cannot receive) become U+FFFD first,
-and tokens longer than ``max_token_bytes`` are dropped.
+and terms longer than ``max_token_bytes`` are dropped.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Protocol
+from abc import ABC, abstractmethod
+from itertools import chain
 
 import tantivy
 
 from schemarouter.runtime.retrieval.spec import AnalyzerSpec, CharNgrams, Identifier, StemmedWords
 
 _surrogates = re.compile("[\ud800-\udfff]")
-_words = re.compile(r"[^\W_]+")
-_identifiers = re.compile(r"[A-Za-z0-9_]+(?:[.:\-][A-Za-z0-9_]+)*", re.ASCII)
+WORDS = re.compile(r"[^\W_]+")
+IDENTIFIERS = re.compile(r"[A-Za-z0-9_]+(?:[.:\-][A-Za-z0-9_]+)*", re.ASCII)
 _identifier_separators = re.compile(r"[._:\-]+")
+_MEMO_WORDS = 100_000
 
 
 def sanitize(text: str) -> str:
@@ -33,106 +37,115 @@ def sanitize(text: str) -> str:
     return _surrogates.sub("\ufffd", text)
 
 
-class Analyzer(Protocol):
-    """What the index needs of an analyzer."""
-
-    def tantivy_analyzer(self) -> tantivy.TextAnalyzer: ...
-
-    def index_text(self, text: str) -> str: ...
-
-    def terms(self, text: str) -> list[str]: ...
+def prepare(text: str) -> str:
+    """What every word pattern runs on: sanitized, lower-cased text."""
+    return sanitize(text).lower()
 
 
-class TantivyStemmer:
-    """``stemmed_words``: analysis inside Tantivy."""
+class Analyzer(ABC):
+    """A word pattern and a memoized word -> terms function."""
+
+    pattern: re.Pattern[str]
+
+    def __init__(self, max_token_bytes: int) -> None:
+        self.max_token_bytes = max_token_bytes
+        self._memo: dict[str, tuple[str, ...]] = {}
+
+    @abstractmethod
+    def word_terms(self, word: str) -> list[str]:
+        """The terms of one word (before the length limit)."""
+
+    def tantivy_analyzer(self) -> tantivy.TextAnalyzer:
+        """What the index registers: the terms are already made, so only split on spaces."""
+        return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
+
+    def index_text(self, text: str) -> str:
+        """A document's field text as Tantivy receives it."""
+        return " ".join(self.terms(text))
+
+    def terms(self, text: str) -> list[str]:
+        """The terms of a text, in order, repeats kept."""
+        return self.terms_of_words(self.pattern.findall(prepare(text)))
+
+    def terms_of_words(self, words: list[str]) -> list[str]:
+        """The terms of words this analyzer's pattern found in prepared text."""
+        memo = self._memo
+        try:
+            return list(chain.from_iterable(map(memo.__getitem__, words)))
+        except KeyError:
+            pass
+        if len(memo) >= _MEMO_WORDS:
+            memo.clear()
+        limit = self.max_token_bytes
+        out: list[str] = []
+        for word in words:
+            terms = memo.get(word)
+            if terms is None:
+                terms = memo[word] = tuple(
+                    t for t in self.word_terms(word) if len(t.encode("utf-8")) <= limit
+                )
+            out.extend(terms)
+        return out
+
+
+class StemmedAnalyzer(Analyzer):
+    """``stemmed_words``: per word, Tantivy's lower case, optional ASCII folding and stop words, stemmer."""
+
+    pattern = WORDS
 
     def __init__(self, spec: StemmedWords, max_token_bytes: int) -> None:
+        super().__init__(max_token_bytes)
         self.spec = spec
-        self.max_token_bytes = max_token_bytes
-        builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        # RemoveLongFilter keeps tokens strictly shorter than its limit.
-        builder = builder.filter(tantivy.Filter.remove_long(max_token_bytes + 1))
-        builder = builder.filter(tantivy.Filter.lowercase())
+        builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).filter(tantivy.Filter.lowercase())
         if spec.ascii_fold:
             builder = builder.filter(tantivy.Filter.ascii_fold())
         if spec.stopwords:
             builder = builder.filter(tantivy.Filter.stopword(spec.language))
-        builder = builder.filter(tantivy.Filter.stemmer(spec.language))
-        self._analyzer = builder.build()
+        self._word_analyzer = builder.filter(tantivy.Filter.stemmer(spec.language)).build()
 
-    def tantivy_analyzer(self) -> tantivy.TextAnalyzer:
-        return self._analyzer
-
-    def index_text(self, text: str) -> str:
-        return sanitize(text)
-
-    def terms(self, text: str) -> list[str]:
-        return list(self._analyzer.analyze(sanitize(text)))
+    def word_terms(self, word: str) -> list[str]:
+        return list(self._word_analyzer.analyze(word))
 
 
-class _PythonAnalyzer:
-    """Shared shape of the analyzers that run in Python."""
-
-    max_token_bytes: int
-
-    def _tokens(self, text: str) -> list[str]:
-        raise NotImplementedError
-
-    def tantivy_analyzer(self) -> tantivy.TextAnalyzer:
-        return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
-
-    def index_text(self, text: str) -> str:
-        return " ".join(self.terms(text))
-
-    def terms(self, text: str) -> list[str]:
-        limit = self.max_token_bytes
-        return [t for t in self._tokens(sanitize(text)) if len(t.encode("utf-8")) <= limit]
-
-
-@dataclass(frozen=True)
-class NgramAnalyzer(_PythonAnalyzer):
+class NgramAnalyzer(Analyzer):
     """``char_ngram``: every word's character n-grams (a word shorter than min_gram is kept whole)."""
 
-    spec: CharNgrams
-    max_token_bytes: int
+    pattern = WORDS
 
-    def _tokens(self, text: str) -> list[str]:
-        lo, hi, whole_ascii = self.spec.min_gram, self.spec.max_gram, self.spec.ascii_words_whole
-        out: list[str] = []
-        for word in _words.findall(text.lower()):
-            if len(word) < lo or (whole_ascii and word.isascii()):
-                out.append(word)
-                continue
-            for n in range(lo, hi + 1):
-                out.extend(word[i : i + n] for i in range(len(word) - n + 1))
-        return out
+    def __init__(self, spec: CharNgrams, max_token_bytes: int) -> None:
+        super().__init__(max_token_bytes)
+        self.spec = spec
+
+    def word_terms(self, word: str) -> list[str]:
+        lo, hi = self.spec.min_gram, self.spec.max_gram
+        if len(word) < lo or (self.spec.ascii_words_whole and word.isascii()):
+            return [word]
+        return [word[i : i + n] for n in range(lo, hi + 1) for i in range(len(word) - n + 1)]
 
 
-@dataclass(frozen=True)
-class IdentifierAnalyzer(_PythonAnalyzer):
+class IdentifierAnalyzer(Analyzer):
     """``identifier``: dotted / snake_case / kebab identifiers whole (lower case), then their parts."""
 
-    spec: Identifier
-    max_token_bytes: int
+    pattern = IDENTIFIERS
 
-    def _tokens(self, text: str) -> list[str]:
-        out: list[str] = []
-        for match in _identifiers.findall(text.lower()):
-            whole = match.strip("_")
-            if not whole:
-                continue
-            out.append(whole)
-            if self.spec.index_parts:
-                parts = [p for p in _identifier_separators.split(whole.replace("_", ".")) if p]
-                if len(parts) > 1:
-                    out.extend(parts)
-        return out
+    def __init__(self, spec: Identifier, max_token_bytes: int) -> None:
+        super().__init__(max_token_bytes)
+        self.spec = spec
+
+    def word_terms(self, word: str) -> list[str]:
+        whole = word.strip("_")
+        if not whole:
+            return []
+        if not self.spec.index_parts:
+            return [whole]
+        parts = [p for p in _identifier_separators.split(whole.replace("_", ".")) if p]
+        return [whole, *parts] if len(parts) > 1 else [whole]
 
 
 def make_analyzer(spec: AnalyzerSpec, max_token_bytes: int) -> Analyzer:
     """The analyzer a spec entry describes."""
     if isinstance(spec, StemmedWords):
-        return TantivyStemmer(spec, max_token_bytes)
+        return StemmedAnalyzer(spec, max_token_bytes)
     if isinstance(spec, CharNgrams):
         return NgramAnalyzer(spec, max_token_bytes)
     return IdentifierAnalyzer(spec, max_token_bytes)

@@ -14,6 +14,7 @@ then route ID (Tantivy's own tie order, since document order is route ID order).
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -23,11 +24,12 @@ import tantivy
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
-from schemarouter.runtime.retrieval.analyzers import Analyzer, make_analyzer
+from schemarouter.runtime.retrieval.analyzers import Analyzer, make_analyzer, prepare
 from schemarouter.runtime.retrieval.document import source_text
 from schemarouter.runtime.retrieval.spec import RetrieverSpec
 
 _ORDINAL = "ordinal"
+_CACHED_COUNTS = 8
 _WRITER_HEAP_BYTES = 512_000_000  # large enough that 50k endpoints fit in one segment
 
 
@@ -60,8 +62,19 @@ class RetrievalIndex:
         self._searcher = index.searcher()
         self._analyzers = analyzers
         self._vocabularies = vocabularies
-        self._plan = tuple((f.id, f.analyzer, f.boost) for f in spec.fields)
-        self._clauses: dict[tuple[str, str, int], tantivy.Query] = {}
+        self._boosts = {f.id: f.boost for f in spec.fields}
+        # Per analyzer (in spec order of first use): term -> the fields, in spec order, that hold it.
+        self._postings: list[tuple[Analyzer, dict[str, tuple[str, ...]]]] = []
+        for name in dict.fromkeys(f.analyzer for f in spec.fields):
+            fields = [f.id for f in spec.fields if f.analyzer == name]
+            holders: dict[str, list[str]] = {}
+            for field_id in fields:
+                for term in vocabularies[field_id]:
+                    holders.setdefault(term, []).append(field_id)
+            self._postings.append((analyzers[name], {t: tuple(fs) for t, fs in holders.items()}))
+        self._clauses: list[dict[tuple[str, int], tuple[tuple[tantivy.Occur, tantivy.Query], ...]]] = [
+            {} for _ in self._postings
+        ]
 
     @property
     def size(self) -> int:
@@ -123,21 +136,33 @@ class RetrievalIndex:
         )
 
     def query(self, text: str) -> tantivy.Query | None:
-        """The boolean query for ``text``, or None when no term of it occurs in the index."""
-        terms_by_analyzer: dict[str, Counter[str]] = {}
+        """The boolean query for ``text``, or None when no term of it occurs in the index.
+
+        Clauses are ordered by analyzer (spec order), then term, then field (spec order), so the
+        same text always gives the same query.
+        """
+        prepared = prepare(text)
+        words: dict[re.Pattern[str], list[str]] = {}
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        for field_id, analyzer_name, _boost in self._plan:
-            counts = terms_by_analyzer.get(analyzer_name)
-            if counts is None:
-                counts = terms_by_analyzer[analyzer_name] = Counter(
-                    self._analyzers[analyzer_name].terms(text)
-                )
-            vocabulary = self._vocabularies[field_id]
-            for term in sorted(t for t in counts if t in vocabulary):
-                clauses.append((tantivy.Occur.Should, self._clause(field_id, term, counts[term])))
+        for position, (analyzer, holders) in enumerate(self._postings):
+            found = words.get(analyzer.pattern)
+            if found is None:
+                found = words[analyzer.pattern] = analyzer.pattern.findall(prepared)
+            counts = Counter(analyzer.terms_of_words(found))
+            cache = self._clauses[position]
+            for term in sorted(counts.keys() & holders.keys()):
+                key = (term, counts[term])
+                term_clauses = cache.get(key)
+                if term_clauses is None:
+                    term_clauses = self._term_clauses(position, *key)
+                clauses.extend(term_clauses)
         if not clauses:
             return None
         return tantivy.Query.boolean_query(clauses)
+
+    def analyzer(self, name: str) -> Analyzer:
+        """The named analyzer of this index (as built from the spec)."""
+        return self._analyzers[name]
 
     def search(self, text: str, limit: int) -> Ranking:
         """The top ``limit`` routes for ``text`` (fewer if fewer match; none for text without known terms)."""
@@ -164,19 +189,29 @@ class RetrievalIndex:
             (score, address.doc) for score, address in self._searcher.search(query, limit, count=False).hits
         ]
 
-    def _clause(self, field_id: str, term: str, count: int) -> tantivy.Query:
-        key = (field_id, term, count)
-        clause = self._clauses.get(key)
-        if clause is None:
-            boost = self._boost(field_id) * count
-            clause = tantivy.Query.boost_query(
-                tantivy.Query.term_query(self._schema, field_id, term, index_option="freq"), boost
-            )
-            self._clauses[key] = clause
-        return clause
+    def _term_clauses(
+        self, position: int, term: str, count: int
+    ) -> tuple[tuple[tantivy.Occur, tantivy.Query], ...]:
+        """SHOULD clauses for one term of one analyzer: in each field holding it, the term boosted by
+        field boost x occurrences in the text.
 
-    def _boost(self, field_id: str) -> float:
-        return next(boost for fid, _, boost in self._plan if fid == field_id)
+        Cached for small counts: the keys are then bounded by the index's vocabulary, so the cache
+        cannot grow with the number of queries.
+        """
+        _, holders = self._postings[position]
+        clauses = tuple(
+            (
+                tantivy.Occur.Should,
+                tantivy.Query.boost_query(
+                    tantivy.Query.term_query(self._schema, field_id, term, index_option="freq"),
+                    self._boosts[field_id] * count,
+                ),
+            )
+            for field_id in holders[term]
+        )
+        if count <= _CACHED_COUNTS:
+            self._clauses[position][(term, count)] = clauses
+        return clauses
 
 
 def _check_single_segment(searcher: tantivy.Searcher, n: int) -> None:

@@ -27,7 +27,8 @@ def _call(index: RetrievalIndex, kind: QueryKind, text: str, depth: int, started
     if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
         raise ValueError(f"retrieval depth must be a non-negative int, got {depth!r}")
     ranking = index.search(text, depth)
-    return RetrievalCall(
+    # Every value is built here with its declared type, so the record skips re-validation.
+    return RetrievalCall.model_construct(
         query_kind=kind,
         text=text,
         depth=depth,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any, ClassVar, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -150,7 +151,7 @@ class ObservableState(BaseModel):
 
     def canonical_json(self) -> str:
         """RFC 8785 canonical JSON: the exact text the state-aware retriever appends to the query."""
-        return canonical_json(self.model_dump(mode="json"))
+        return _canonical_text(self)
 
     # ---- every other way in runs the guard or is closed ------------------------------------------
 
@@ -205,6 +206,12 @@ class ObservableState(BaseModel):
     @classmethod
     def _build(cls, **data: Any) -> ObservableState:
         return cls.model_validate(data)
+
+
+@lru_cache(maxsize=4096)
+def _canonical_text(state: ObservableState) -> str:
+    # Keyed by the (frozen, hashable) state itself: equal states have equal canonical text.
+    return canonical_json(state.model_dump(mode="json"))
 
 
 def _observe_fields(data: dict[str, Any], result: ToolResult) -> None:
