@@ -8,15 +8,34 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
+import click
 import typer
+from typer.core import TyperGroup
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
+
+class _CleanErrors(TyperGroup):
+    """Every command's SchemaRouterError becomes its message on stderr and exit code 1.
+
+    Catching it here, around the whole command tree, serves ``sr`` and typer's CliRunner alike, so a
+    command needs no try/except of its own for the user's mistakes.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SchemaRouterError as err:
+            typer.echo(str(err), err=True)
+            raise typer.Exit(1) from None
+
+
 app = typer.Typer(
     name="sr",
+    cls=_CleanErrors,
     help="SchemaRouter: a preregistered experiment harness for tool retrieval in multi-step LLM agents.",
     no_args_is_help=True,
     add_completion=False,
