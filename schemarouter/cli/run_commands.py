@@ -1,6 +1,6 @@
 """`sr run`, `sr status`, `sr score`, `sr golden`, `sr bench run`: thin typer commands over plain functions.
 
-The plain functions live in :mod:`schemarouter.cli.run_flow` (they join the compiler and the runtime);
+The plain functions live in :mod:`schemarouter.cli.run_flow` and :mod:`schemarouter.cli.reference_flow`;
 this module parses options, turns a SchemaRouterError into stderr + exit 1, and sets the exit code.
 """
 
@@ -132,13 +132,17 @@ def golden(
     ] = None,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes for a fresh run.")] = 2,
 ) -> None:
-    """Pin (--update) or check (--check) the reference run's gate output and metric point estimates."""
-    from schemarouter.cli import run_flow
+    """Pin (--update) or check (--check) the reference run's gate output and metric point estimates.
+
+    The fresh reference run happens in a frozen scratch copy under build/, deleted afterwards, so it
+    records nothing in the project's spec/freeze.lock.
+    """
+    from schemarouter.cli import reference_flow
 
     if update == check:
         raise fail("give exactly one of --update and --check")
     try:
-        ok = run_flow.golden(paths=paths(ctx), update=update, run_dir=run_dir, workers=workers)
+        ok = reference_flow.golden(paths=paths(ctx), update=update, run_dir=run_dir, workers=workers)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     raise typer.Exit(0 if ok else 1)
@@ -151,12 +155,12 @@ def bench_run(
 ) -> None:
     """Time the full reference run (episodes) and the bootstrap separately; print episodes per second.
 
-    Runs in a scratch directory under build/ that is deleted afterwards; shows timings only, no outcome,
-    and records nothing in spec/freeze.lock.
+    Runs in a frozen scratch copy under build/ that is deleted afterwards; shows timings only, no
+    outcome, and records nothing in the project's spec/freeze.lock.
     """
-    from schemarouter.cli import run_flow
+    from schemarouter.cli import reference_flow
 
     try:
-        run_flow.bench(paths=paths(ctx), workers=workers)
+        reference_flow.bench(paths=paths(ctx), workers=workers)
     except SchemaRouterError as err:
         raise fail(str(err)) from None

@@ -12,9 +12,6 @@ stops before scoring.
 from __future__ import annotations
 
 import hashlib
-import shutil
-import tempfile
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,14 +23,12 @@ from schemarouter.compiler import compile_project
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.console import print_verdict, status_lines
-from schemarouter.runtime.report.golden import check_golden, write_golden
 from schemarouter.runtime.report.progress import EpisodeProgress
 from schemarouter.runtime.report.publish import score_and_publish
 from schemarouter.runtime.run import (
     EngineAdapter,
     EngineSetup,
     EpisodeEngine,
-    jsonio,
     load_result_set,
     read_manifest,
 )
@@ -41,9 +36,6 @@ from schemarouter.runtime.run.request import build_request, resume_request
 from schemarouter.runtime.run.resultset import SealedResultSet
 from schemarouter.runtime.run.rundir import open_run_dir
 from schemarouter.runtime.run.session import run_session
-from schemarouter.runtime.scoring import ScoringSpec
-from schemarouter.runtime.scoring.report_json import REPORT_FILE
-from schemarouter.runtime.scoring.score import compute_scores
 
 TaskSource = Callable[[ProjectPaths], Iterable[Any]]
 
@@ -200,117 +192,6 @@ def score_runs(
     print_verdict(console, scored.report)
     console.print(f"report: {out / 'report.md'}")
     return scored.report
-
-
-def golden(
-    *,
-    paths: ProjectPaths,
-    update: bool,
-    run_dir: Path | None = None,
-    workers: int = 2,
-    console: Console | None = None,
-    engine: EpisodeEngine | None = None,
-    task_source: TaskSource | None = None,
-) -> bool:
-    """Write (update) or check golden/ against a scored full reference run; True when it matches."""
-    console = console or Console()
-    if run_dir is None:
-        outcome = run_experiment(
-            paths=paths, workers=workers, console=console, engine=engine, task_source=task_source, plots=False
-        )
-        if outcome.report is None:
-            raise SchemaRouterError("the reference run did not reach a scored, terminal state")
-        report = outcome.report
-    else:
-        path = run_dir / REPORT_FILE
-        if not path.is_file():
-            raise SchemaRouterError(f"{run_dir}: no {REPORT_FILE}; score the run first (sr score {run_dir})")
-        report = jsonio.read_json(path)
-    if update:
-        for written in write_golden(paths.golden_dir, report):
-            console.print(f"wrote {written}")
-        return True
-    problems = check_golden(paths.golden_dir, report)
-    if problems:
-        console.print("[red]golden files differ from the reference run:[/]")
-        for line in problems:
-            console.print(f"  {line}", markup=False, highlight=False)
-        console.print(
-            "If the change is intended, run `sr golden --update` and say why in the commit message."
-        )
-        return False
-    console.print("[green]golden files match the reference run[/]")
-    return True
-
-
-def bench(
-    *,
-    paths: ProjectPaths,
-    workers: int = 2,
-    console: Console | None = None,
-    engine: EpisodeEngine | None = None,
-    task_source: TaskSource | None = None,
-) -> dict[str, float]:
-    """Time the full reference run and its bootstrap in a scratch directory; print and return timings."""
-    console = console or Console()
-    paths.build_dir.mkdir(parents=True, exist_ok=True)
-    scratch = Path(tempfile.mkdtemp(prefix="bench-run-", dir=paths.build_dir))
-    try:
-        started = time.perf_counter()
-        compiled = compile_project(paths, write_manifest=False)
-        request = build_request(
-            compiled,
-            (task_source or surface_tasks)(paths),
-            agent=None,
-            conditions=None,
-            catalogs=None,
-            task_filter=None,
-            shard=None,
-        )
-        compile_s = time.perf_counter() - started
-        run_dir, manifest = open_run_dir(
-            request, project_root=paths.root, runs_dir=scratch, run_dir=None, resume=False
-        )
-        setup = EngineSetup(paths.root, compiled, manifest.scope.catalogs, manifest.agent.name)
-        started = time.perf_counter()
-        result = run_session(
-            run_dir,
-            manifest,
-            engine=engine or EngineAdapter(),
-            setup=setup,
-            project_root=paths.root,
-            workers=workers,
-        )
-        episodes_s = time.perf_counter() - started
-        if result.summary.events:
-            raise SchemaRouterError(f"{result.summary.events} infrastructure events; no timing is reported")
-        started = time.perf_counter()
-        scored = compute_scores(
-            load_result_set([run_dir]), spec=ScoringSpec.from_compiled(compiled), out_dir=scratch / "scores"
-        )
-        scoring_s = time.perf_counter() - started
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    n = result.summary.committed
-    timings = {
-        "compile_and_scope_s": compile_s,
-        "episodes_s": episodes_s,
-        "episodes_per_s": n / episodes_s if episodes_s else float("inf"),
-        "bootstrap_and_gate_s": scored.bootstrap_seconds,
-        "scoring_total_s": scoring_s,
-        "total_s": compile_s + episodes_s + scoring_s,
-    }
-    console.print(
-        f"reference run, {n} episodes, {workers} worker{'s' if workers > 1 else ''}:\n"
-        f"  compile + scope      {compile_s:7.2f} s\n"
-        f"  episodes             {episodes_s:7.2f} s  ({timings['episodes_per_s']:.0f} episodes/s, "
-        "engine load included)\n"
-        f"  bootstrap + gate     {scored.bootstrap_seconds:7.2f} s  "
-        f"({ScoringSpec.from_compiled(compiled).bootstrap.iterations:,} resamples)\n"
-        f"  scoring incl. files  {scoring_s:7.2f} s\n"
-        f"  total                {timings['total_s']:7.2f} s"
-    )
-    return timings
 
 
 def _merge_id(run_dirs: list[Path]) -> str:
