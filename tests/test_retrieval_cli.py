@@ -62,3 +62,42 @@ def test_missing_catalog_is_a_clean_error(project: Path) -> None:
     result = _sr(project, "retrieve", "--catalog", "250", "weather")
     assert result.exit_code == 1
     assert "sr generate" in result.output  # type: ignore[attr-defined]
+
+
+CATALOGS = ROOT / "catalogs"
+needs_surface = pytest.mark.skipif(
+    not (CATALOGS / "surface.jsonl").exists(), reason="catalogs/ not generated yet"
+)
+
+
+@needs_surface
+def test_surface_recall_reports_every_cell() -> None:
+    result = CliRunner().invoke(
+        app,
+        ["--project-dir", str(ROOT), "surface", "recall", "--catalogs", "100", "--misses"],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    out = result.output
+    for heading in (
+        "static top-5 recall per catalog",
+        "per stratum",
+        "per language",
+        "per stratum x language",
+    ):
+        assert heading in out
+    assert "two_step_state" in out and " zh " in out
+    assert "missing" in out, "the surface's implicit intermediates are reported as misses"
+
+
+@needs_surface
+def test_bench_retrieval_prints_ratios() -> None:
+    result = CliRunner().invoke(
+        app,
+        ["--project-dir", str(ROOT), "bench", "retrieval", "--synthetic", "600", "--repeats", "1"],
+        env={"COLUMNS": "250"},
+    )
+    assert result.exit_code == 0, result.output
+    for column in ("ours/raw orig", "ours/raw state", "bm25s/ours orig", "bm25s/ours state", "build s"):
+        assert column in result.output
+    assert "600 synthetic" in result.output and "×" in result.output
