@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from schemarouter.cli import reference_flow, run_flow
 from schemarouter.cli.app import app
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.report.golden import check_golden
 from schemarouter.runtime.run import read_manifest
 from schemarouter.runtime.spec_model import read_lock
 
@@ -34,16 +35,24 @@ def sr(paths: ProjectPaths, *args: str) -> tuple[int, str]:
 
 
 def _run_dirs(paths: ProjectPaths) -> list[Path]:
+    if not paths.runs_dir.is_dir():
+        return []
     return sorted(p for p in paths.runs_dir.iterdir() if (p / "manifest.json").is_file())
 
 
 @pytest.fixture(scope="module")
-def full_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """One frozen project: two unsharded full runs (1 and 2 workers) and four shard directories."""
+def project(tmp_path_factory: pytest.TempPathFactory) -> ProjectPaths:
+    """One frozen copy shared by the tests that only add run directories to it."""
+    return frozen_project(tmp_path_factory.mktemp("shared"))
+
+
+@pytest.fixture(scope="module")
+def full_runs(project: ProjectPaths) -> dict[str, object]:
+    """Two unsharded full runs (1 and 2 workers) and four shard directories."""
     mp = pytest.MonkeyPatch()
     mp.setattr(run_flow, "EngineAdapter", FakeEngine)
     mp.setattr(run_flow, "surface_tasks", lambda paths: fake_tasks())
-    paths = frozen_project(tmp_path_factory.mktemp("full"))
+    paths = project
     first = run_flow.run_experiment(paths=paths, workers=1, plots=False)
     second = run_flow.run_experiment(paths=paths, workers=2, plots=True)
     shards = [run_flow.run_experiment(paths=paths, shard=f"{k}/4", workers=2).run_dir for k in (1, 2, 3, 4)]
@@ -109,9 +118,9 @@ def test_status_shows_progress_and_never_an_outcome(full_runs: dict) -> None:
     assert not OUTCOME_WORDS.search(output.replace(full_runs["shards"][0].name, "")), output
 
 
-def test_sr_run_prints_the_verdict_and_criteria_table(tmp_path: Path) -> None:
-    paths = frozen_project(tmp_path)
-    code, output = sr(paths, "run", "--tasks", "S1,en", "--catalogs", "100", "--workers", "1", "--no-plots")
+def test_sr_run_prints_the_verdict_and_criteria_table(project: ProjectPaths, tmp_path: Path) -> None:
+    run = ("run", "--run-dir", tmp_path / "run")
+    code, output = sr(project, *run, "--tasks", "S1,en", "--catalogs", "100", "--workers", "1", "--no-plots")
     assert code == 0, output
     assert "Gate verdict:" in output and "sub-scope" in output
     for column in ("code", "metric", "statistic", "value", "95% CI", "threshold", "passed"):
@@ -148,13 +157,13 @@ def test_scoring_refuses_a_freeze_hash_other_than_the_current_lock(tmp_path: Pat
     assert read_lock(paths.lock_file).scoring_started is None
 
 
-def test_resume_with_run_dir_rejects_scope_options(tmp_path: Path) -> None:
-    paths = frozen_project(tmp_path)
-    code, _ = sr(paths, "run", "--tasks", "S1,en", "--catalogs", "100", "--workers", "1", "--no-plots")
-    (run_dir,) = _run_dirs(paths)
-    code, output = sr(paths, "run", "--resume", "--run-dir", run_dir, "--catalogs", "250")
+def test_resume_with_run_dir_rejects_scope_options(project: ProjectPaths, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    code, _ = sr(project, "run", "--run-dir", run_dir, "--tasks", "S1,en", "--catalogs", "100", "--no-plots")
+    assert code == 0
+    code, output = sr(project, "run", "--resume", "--run-dir", run_dir, "--catalogs", "250")
     assert code == 1 and "drop --agent" in output
-    code, output = sr(paths, "run", "--resume", "--run-dir", run_dir, "--no-plots")
+    code, output = sr(project, "run", "--resume", "--run-dir", run_dir, "--no-plots")
     assert code == 0 and "committed 0 this session (30 before)" in output
 
 
@@ -204,14 +213,15 @@ def test_golden_update_then_check_and_hand_edits_are_caught(full_runs: dict, tmp
 
 
 def test_sr_run_with_infrastructure_failures_is_not_terminal_until_resumed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: ProjectPaths, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    paths = frozen_project(tmp_path)
+    paths, run_dir = project, tmp_path / "run"
     failing = frozenset({"S1-en-02 | SR-5-STATE-AWARE | 100", "S1-en-04 | FULL | 100"})
     monkeypatch.setattr(run_flow, "EngineAdapter", lambda: FakeEngine(fail_keys=failing))
-    code, output = sr(paths, "run", "--tasks", "S1,en", "--catalogs", "100", "--workers", "2", "--no-plots")
+    code, output = sr(
+        paths, "run", "--run-dir", run_dir, "--tasks", "S1,en", "--catalogs", "100", "--no-plots"
+    )
     assert code == 1 and "not terminal" in output and "2 infrastructure events" in output
-    (run_dir,) = _run_dirs(paths)
     assert not (run_dir / "report.json").exists()
     code, output = sr(paths, "status", run_dir)
     assert "S1-en-02 | SR-5-STATE-AWARE | 100" in output and "RuntimeError" in output
@@ -225,24 +235,28 @@ def test_sr_run_with_infrastructure_failures_is_not_terminal_until_resumed(
     assert "terminal: yes" in output and "resolved infrastructure events" in output
 
 
-def test_bench_run_prints_timings_and_leaves_nothing_behind(tmp_path: Path) -> None:
-    paths = frozen_project(tmp_path)
-    lock_before = paths.lock_file.read_bytes()
+def test_bench_run_prints_timings_and_leaves_nothing_behind(project: ProjectPaths) -> None:
+    paths = project
+    lock_before, runs_before = paths.lock_file.read_bytes(), _run_dirs(paths)
     code, output = sr(paths, "bench", "run", "--workers", "2")
     assert code == 0, output
     assert "episodes/s" in output and "bootstrap + gate" in output and "2700 episodes" in output
     assert not OUTCOME_WORDS.search(output.replace("0.", "")), output
     assert list(paths.build_dir.glob("bench-run-*")) == []
-    assert paths.lock_file.read_bytes() == lock_before
+    assert paths.lock_file.read_bytes() == lock_before and _run_dirs(paths) == runs_before
 
 
-def test_sr_golden_runs_in_a_scratch_copy_and_never_records_scoring(tmp_path: Path) -> None:
-    paths = frozen_project(tmp_path)
-    lock_before = paths.lock_file.read_bytes()
+def test_sr_golden_runs_in_a_scratch_copy_and_never_records_scoring(
+    project: ProjectPaths, full_runs: dict, tmp_path: Path
+) -> None:
+    import json
+
+    paths = project
+    lock_before, runs_before = paths.lock_file.read_bytes(), _run_dirs(paths)
     code, output = sr(paths, "golden", "--update")
     assert code == 0, output
-    assert (paths.golden_dir / "gate.json").is_file() and (paths.golden_dir / "metric_points.json").is_file()
-    code, output = sr(paths, "golden", "--check")
-    assert code == 0 and "golden files match" in output
-    assert paths.lock_file.read_bytes() == lock_before
-    assert not paths.runs_dir.exists() and list(paths.build_dir.glob("golden-run-*")) == []
+    assert paths.lock_file.read_bytes() == lock_before and _run_dirs(paths) == runs_before
+    assert list(paths.build_dir.glob("golden-run-*")) == []
+    # The scratch run pins exactly what the project's own full run reports.
+    report = json.loads((full_runs["first"] / "report.json").read_text())
+    assert check_golden(paths.golden_dir, report) == []

@@ -6,6 +6,7 @@ ResultSet, which holds keys and counts, never outcomes.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich import box
@@ -13,6 +14,17 @@ from rich.console import Console
 from rich.table import Table
 
 from schemarouter.runtime.run.resultset import ResultSet
+
+LOG_WIDTH = 120
+
+
+def make_console() -> Console:
+    """A console for the run commands: a terminal's own width, else 120 columns (logs and pipes do not
+    wrap, so the verdict table keeps its natural width instead of folding into rich's default 80)."""
+    console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=LOG_WIDTH)
+    return console
 
 
 def print_verdict(console: Console, report: dict[str, Any]) -> None:
@@ -39,8 +51,7 @@ def print_verdict(console: Console, report: dict[str, Any]) -> None:
                 passed,
             )
         table.add_section()
-    # Logs and pipes do not wrap: give them the table's natural width instead of folding it into 80 columns.
-    console.print(table, width=None if console.is_terminal else max(console.width, 120))
+    console.print(table)
     scope_note = "" if gate["preregistered_scope"] else " (sub-scope: not the preregistered verdict)"
     console.print(f"Gate verdict: [{style}]{gate['verdict']}[/]{scope_note}")
 

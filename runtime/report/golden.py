@@ -35,7 +35,7 @@ def golden_payloads(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     if report["agent"] != "reference":
         raise SchemaRouterError(f"golden files pin the reference agent's run, not {report['agent']!r}")
     common = {
-        "generated_by": GENERATED_BY,
+        "_generated_by": GENERATED_BY,  # the underscore sorts it to the top of the file
         "golden_version": GOLDEN_VERSION,
         "report_version": report["report_version"],
         "experiment_id": report["experiment_id"],

@@ -24,6 +24,7 @@ from schemarouter.cli.run_flow import TaskSource, run_experiment
 from schemarouter.compiler import compile_project, freeze_project
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.report.console import make_console
 from schemarouter.runtime.report.golden import check_golden, write_golden
 from schemarouter.runtime.run import EngineSetup, EpisodeEngine, jsonio, load_result_set
 from schemarouter.runtime.run.request import build_request
@@ -71,7 +72,7 @@ def golden(
     Without ``run_dir`` the reference run is made fresh in a scratch copy; with it, that scored run's
     report.json is used.
     """
-    console = console or Console()
+    console = console or make_console()
     if run_dir is None:
         with scratch_project(paths, purpose="golden-run") as scratch:
             outcome = run_experiment(
@@ -81,6 +82,7 @@ def golden(
                 engine=engine,
                 task_source=task_source,
                 plots=False,
+                announce_report=False,  # the scratch copy is deleted
             )
         if outcome.report is None:
             raise SchemaRouterError("the reference run did not reach a scored, terminal state")
@@ -116,7 +118,7 @@ def bench(
     task_source: TaskSource | None = None,
 ) -> dict[str, float]:
     """Time the full reference run and its bootstrap in a scratch copy; print and return timings only."""
-    console = console or Console()
+    console = console or make_console()
     with scratch_project(paths, purpose="bench-run") as scratch:
         started = time.perf_counter()
         compiled = compile_project(scratch, write_manifest=False)

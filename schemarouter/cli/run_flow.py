@@ -22,7 +22,7 @@ from rich.console import Console
 from schemarouter.compiler import compile_project
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.console import print_verdict, status_lines
+from schemarouter.runtime.report.console import make_console, print_verdict, status_lines
 from schemarouter.runtime.report.progress import EpisodeProgress
 from schemarouter.runtime.report.publish import score_and_publish
 from schemarouter.runtime.run import (
@@ -77,9 +77,10 @@ def run_experiment(
     console: Console | None = None,
     engine: EpisodeEngine | None = None,
     task_source: TaskSource | None = None,
+    announce_report: bool = True,
 ) -> RunOutcome:
     """Compile, execute the run's missing episodes, and score it when it is terminal."""
-    console = console or Console()
+    console = console or make_console()
     compiled = compile_project(paths)
     if compiled.draft and not allow_draft:
         raise SchemaRouterError(DRAFT_REFUSAL)
@@ -162,12 +163,13 @@ def run_experiment(
         return RunOutcome(run_dir, 0, None)
     scored = score_and_publish([run_dir], compiled=compiled, paths=paths, out_dir=run_dir, plots=plots)
     print_verdict(console, scored.report)
-    console.print(f"report: {run_dir / 'report.md'}")
+    if announce_report:
+        console.print(f"report: {run_dir / 'report.md'}")
     return RunOutcome(run_dir, 0, scored.report)
 
 
 def show_status(*, run_dirs: list[Path], console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or make_console()
     for line in status_lines(load_result_set(run_dirs)):
         console.print(line, markup=False, highlight=False)
 
@@ -181,7 +183,7 @@ def score_runs(
     console: Console | None = None,
 ) -> dict[str, Any]:
     """Score one run or merge its shards. A sealed set raises SealedResultSet (progress counts only)."""
-    console = console or Console()
+    console = console or make_console()
     compiled = compile_project(paths)
     if out is None:
         out = run_dirs[0] if len(run_dirs) == 1 else paths.runs_dir / f"merged-{_merge_id(run_dirs)}"
