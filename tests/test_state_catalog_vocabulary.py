@@ -25,16 +25,7 @@ def test_every_catalog_output_field_passes_the_state_boundary() -> None:
     state = ObservableState.initial()
     for endpoint in catalog.endpoints:
         fields = tuple(
-            ObservedField(
-                name=f.name,
-                semantic_id=f.semantic_id,
-                json_type=f.json_type,
-                unit=f.unit,
-                dimension=f.dimension,
-                qualifier=f.qualifier,
-                stable_identifier=False,
-                value=_sample(f.json_type),
-            )
+            ObservedField.of(f.model_copy(update={"stable_identifier": False}), _sample(f.json_type))
             for f in endpoint.outputs
         )
         state = state.after_result(ToolResult(route_id=endpoint.route_id, status="ok", fields=fields))

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.policy.audit import AuditRecord, arguments_sha256, decide
+from schemarouter.runtime.simulator.validate import argument_error
 
 
 class GrantLike(Protocol):
@@ -96,35 +97,10 @@ class PolicyGate:
         return Deny(audit)
 
 
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "integer": (int,),
-    "number": (int, float),
-    "boolean": (bool,),
-    "array": (list, tuple),
-    "object": (dict,),
-}
-
-
 def validate_arguments(endpoint: Endpoint, arguments: Any) -> str | None:
-    """The first violation of the tool's parameter schema as an error class, or None when valid."""
-    if not isinstance(arguments, Mapping):
-        return "INVALID_TYPE"
-    fields = {f.name: f for f in endpoint.inputs}
-    for name in sorted(arguments):
-        if name not in fields:
-            return "INVALID_TYPE"
-    for f in endpoint.inputs:
-        if f.name not in arguments:
-            if f.required:
-                return "MISSING_INPUT"
-            continue
-        value = arguments[f.name]
-        is_bool = isinstance(value, bool)
-        if f.json_type != "boolean" and is_bool:
-            return "INVALID_TYPE"
-        if not isinstance(value, _JSON_TYPES[f.json_type]):
-            return "INVALID_TYPE"
-        if f.enum and value not in f.enum:
-            return "INVALID_TYPE"
-    return None
+    """The first violation of the tool's parameter schema as an error class, or None when valid.
+
+    The same check the simulator starts every execution with, so the gate and the executor agree.
+    """
+    error = argument_error(endpoint, arguments)
+    return None if error is None else error[0]

@@ -65,16 +65,7 @@ class BenchQuery:
 def state_after(endpoint: Endpoint) -> ObservableState:
     """A realistic state: ``endpoint`` executed successfully, its declared outputs observed."""
     fields = tuple(
-        ObservedField(
-            name=f.name,
-            semantic_id=f.semantic_id,
-            json_type=f.json_type,
-            unit=f.unit,
-            dimension=f.dimension,
-            qualifier=f.qualifier,
-            stable_identifier=f.stable_identifier,
-            value=f"id-{i:04d}" if f.stable_identifier else None,
-        )
+        ObservedField.of(f, f"id-{i:04d}" if f.stable_identifier else None)
         for i, f in enumerate(endpoint.outputs)
     )
     result = ToolResult(route_id=endpoint.route_id, status="ok", fields=fields)

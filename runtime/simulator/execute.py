@@ -73,19 +73,7 @@ def execute(endpoint: Endpoint, arguments: Mapping[str, Any], world: World) -> t
 
 
 def _ok(endpoint: Endpoint, outcome: Outcome, before: World) -> ToolResult:
-    fields = tuple(
-        ObservedField(
-            name=f.name,
-            semantic_id=f.semantic_id,
-            json_type=f.json_type,
-            unit=f.unit,
-            dimension=f.dimension,
-            qualifier=f.qualifier,
-            stable_identifier=f.stable_identifier,
-            value=outcome.values.get(f.name),
-        )
-        for f in endpoint.outputs
-    )
+    fields = tuple(ObservedField.of(f, outcome.values.get(f.name)) for f in endpoint.outputs)
     notes = [n for n in (endpoint.behavior.get("notice"), before.messages.get(endpoint.route_id)) if n]
     return ToolResult(
         route_id=endpoint.route_id,

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.runtime.catalog.model import JsonType, SideEffect
+from schemarouter.runtime.catalog.model import FieldSpec, JsonType, SideEffect
 
 
 class ObservedField(BaseModel):
@@ -26,6 +26,20 @@ class ObservedField(BaseModel):
     qualifier: str | None = Field(default=None, description="Qualifier, if any.")
     stable_identifier: bool = Field(default=False, description="Whether the value is a stable identifier.")
     value: Any = Field(description="The value (JSON-compatible).")
+
+    @classmethod
+    def of(cls, spec: FieldSpec, value: Any) -> ObservedField:
+        """The observation of ``value`` for the catalog output field ``spec``, with its declared typing."""
+        return cls(
+            name=spec.name,
+            semantic_id=spec.semantic_id,
+            json_type=spec.json_type,
+            unit=spec.unit,
+            dimension=spec.dimension,
+            qualifier=spec.qualifier,
+            stable_identifier=spec.stable_identifier,
+            value=value,
+        )
 
 
 class ToolResult(BaseModel):

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -25,7 +24,7 @@ class _CleanErrors(TyperGroup):
     command needs no try/except of its own for the user's mistakes.
     """
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
         except SchemaRouterError as err:
