@@ -9,9 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from schemarouter.compiler.issues import SpecValidationError
 from schemarouter.compiler.spec_files import CORE_SPEC_NAMES
-
 from schemarouter.project import ProjectPaths
 
 REPO = Path(__file__).resolve().parents[1]

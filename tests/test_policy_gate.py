@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+
 from schemarouter.runtime.catalog.model import Endpoint, FieldSpec
 from schemarouter.runtime.policy import Allow, Deny, PolicyGate, grant_covers, recompute_integrity
 from schemarouter.runtime.policy.audit import decide

@@ -8,12 +8,12 @@ import sys
 
 import pytest
 from jsonschema import Draft202012Validator
-from schemarouter.compiler import compile_project, freeze_project
-from schemarouter.runtime.spec_model import CompiledSpec, load_compiled, read_lock
-from schemarouter.runtime.spec_model.write_manifest_schema import SCHEMA_FILE, schema_text
 from spec_support import edit, make_project, write
 
+from schemarouter.compiler import compile_project, freeze_project
 from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.spec_model import CompiledSpec, load_compiled, read_lock
+from schemarouter.runtime.spec_model.write_manifest_schema import SCHEMA_FILE, schema_text
 
 
 def test_without_a_lock_compiles_a_draft(tmp_path) -> None:

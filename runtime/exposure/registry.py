@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.exposure.policies import (
     ExposurePolicy,
     FullCatalog,
@@ -20,8 +21,6 @@ from schemarouter.runtime.exposure.policies import (
     StaticTopK,
 )
 from schemarouter.runtime.retrieval import StateAwareRetriever, StaticRetriever
-
-from schemarouter.errors import SchemaRouterError
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any, Final, Literal, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, Field, ValidationError
+
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.spec_model._base import FrozenModel
 from schemarouter.runtime.spec_model.conditions import ConditionLimitsSpec, ConditionSpec
 from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
@@ -25,8 +27,6 @@ from schemarouter.runtime.spec_model.gates import GateCriterionSpec, GateSpec
 from schemarouter.runtime.spec_model.metrics import MetricSpec
 from schemarouter.runtime.spec_model.state_contract import StateContractSpec
 from schemarouter.runtime.spec_model.strata import StratumSpec
-
-from schemarouter.errors import SchemaRouterError
 
 MANIFEST_SCHEMA_VERSION: Final = 1
 ModelT = TypeVar("ModelT", bound=BaseModel)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field
+
 from schemarouter.runtime.spec_model._base import FrozenModel
 
 Canonicalization = Literal["jcs-yaml", "jcs-json", "jcs-jsonl", "bytes-lf"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import Field
+
 from schemarouter.runtime.spec_model._base import FrozenModel
 
 

@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import AwareDatetime, Field, ValidationError
-from schemarouter.runtime.spec_model._base import FrozenModel
-from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.spec_model._base import FrozenModel
+from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
 
 if TYPE_CHECKING:
     from schemarouter.runtime.spec_model.compiled import CompiledSpec

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pydantic import Field
+
 from schemarouter.runtime.spec_model._base import FrozenModel
 
 
