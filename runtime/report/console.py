@@ -15,11 +15,11 @@ from rich.table import Table
 
 from schemarouter.runtime.run.resultset import ResultSet
 
-LOG_WIDTH = 120
+LOG_WIDTH = 132
 
 
 def make_console() -> Console:
-    """A console for the run commands: a terminal's own width, else 120 columns (logs and pipes do not
+    """A console for the run commands: a terminal's own width, else 132 columns (logs and pipes do not
     wrap, so the verdict table keeps its natural width instead of folding into rich's default 80)."""
     console = Console()
     if not console.is_terminal and "COLUMNS" not in os.environ:
