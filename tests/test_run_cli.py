@@ -260,3 +260,22 @@ def test_sr_golden_runs_in_a_scratch_copy_and_never_records_scoring(
     # The scratch run pins exactly what the project's own full run reports.
     report = json.loads((full_runs["first"] / "report.json").read_text())
     assert check_golden(paths.golden_dir, report) == []
+
+
+def test_after_the_first_scoring_freeze_refuses_a_state_contract_change(
+    project: ProjectPaths, full_runs: dict
+) -> None:
+    from schemarouter.compiler import freeze_project
+    from schemarouter.errors import SchemaRouterError
+
+    assert read_lock(project.lock_file).scoring_started is not None
+    contract = project.spec_dir / "state_contract.yaml"
+    original = contract.read_text()
+    lock_before = project.lock_file.read_bytes()
+    try:
+        contract.write_text(original.replace("version: 1", "version: 2", 1))
+        with pytest.raises(SchemaRouterError, match="scor"):
+            freeze_project(project, reason="add a state field after scoring")
+        assert project.lock_file.read_bytes() == lock_before
+    finally:
+        contract.write_text(original)
