@@ -84,9 +84,12 @@ class FakeEngine:
     fail_keys: frozenset[str] = frozenset()
     crash_keys: frozenset[str] = frozenset()
     sleep_s: float = 0.0
+    fail_load: bool = False
     tasks: tuple[TaskRef, ...] = field(default_factory=lambda: tuple(fake_tasks()))
 
     def load(self, setup: EngineSetup) -> LoadedEngine:
+        if self.fail_load:
+            raise OSError("simulated: the model server does not answer")
         return LoadedEngine(resources=None, tasks={t.task_id: t for t in self.tasks})
 
     def run(self, loaded: LoadedEngine, task: TaskRef, condition_id: str, catalog_size: int) -> FakeTrace:

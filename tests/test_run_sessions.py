@@ -120,3 +120,18 @@ def test_one_session_at_a_time_per_directory(tmp_path: Path) -> None:
         SessionLock(run_dir),
     ):
         pass
+
+
+def test_an_engine_that_fails_to_load_leaves_an_event_until_a_session_loads_it(tmp_path: Path) -> None:
+    scope = small_scope()
+    for workers in (1, 2):
+        root = tmp_path / f"w{workers}"
+        run_dir = execute(
+            root, request(scope), engine=FakeEngine(fail_load=True, tasks=scope.tasks), workers=workers
+        )
+        state = load_result_set([run_dir]).dirs[0]
+        assert not state.committed and state.unresolved and not state.shard_complete
+        assert {e.kind for e in state.unresolved} == {"engine_load"}
+        execute(root, request(scope), resume=True, workers=workers)
+        state = load_result_set([run_dir]).dirs[0]
+        assert state.shard_complete and not state.unresolved

@@ -99,6 +99,8 @@ class _Sink:
                 trace_json=outcome.trace_json,
                 session=self.session,
             )
+            if self.committed == 0:
+                self.store.resolve_session_events()  # the engine loads now: earlier load failures resolved
             self.committed += 1
             self._advance()
 

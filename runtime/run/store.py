@@ -188,6 +188,14 @@ class EpisodeStore:
             ),
         )
 
+    def resolve_session_events(self) -> int:
+        """Resolve events that belong to no episode (the engine failed to load): call once it loads."""
+        cursor = self._conn.execute(
+            "UPDATE events SET resolved_at = ? WHERE task_id IS NULL AND resolved_at IS NULL",
+            (now_utc().isoformat(),),
+        )
+        return cursor.rowcount
+
     # -- reading progress (never outcomes) ----------------------------------------------------------
 
     def committed_keys(self) -> set[EpisodeKey]:
