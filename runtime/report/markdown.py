@@ -27,7 +27,8 @@ def render_markdown(report: dict[str, Any], latency: dict[str, Any] | None, titl
     lines += [
         f"- Scope: {len(scope['conditions'])} conditions x {len(catalogs)} catalog sizes x "
         f"{scope['tasks']} tasks = {scope['episodes']:,} episodes; agent `{report['agent']}`.",
-        f"- Freeze root `{report['freeze_root_hash']}`, source commit `{report['source_commit']}`.",
+        f"- Freeze root `{report['freeze_root_hash']}`, source commit "
+        f"`{report['source_commit'] or 'none (not a git work tree)'}`.",
         f"- Intervals: stratified task-cluster bootstrap over {boot['cells']} ({scope['cells']} cells), "
         f"{boot['iterations']:,} paired resamples, seed {boot['seed']}, "
         f"{boot['confidence']:.0%} percentile intervals; ratio metrics are ratios of sums.",
@@ -57,6 +58,12 @@ def render_markdown(report: dict[str, Any], latency: dict[str, Any] | None, titl
     return "\n".join(lines)
 
 
+def _spec_rank(metric: str, titles: dict[str, str]) -> int:
+    """Metrics in spec/metrics.yaml order (report.json's keys are sorted alphabetically)."""
+    order = list(titles)
+    return order.index(metric) if metric in order else len(order)
+
+
 def _criterion_cell(c: dict[str, Any]) -> str:
     mark = {True: "PASS", False: "FAIL", None: "n/a"}[c["passed"]]
     if c["ci_low"] is None:
@@ -71,7 +78,7 @@ def _metric_table(report: dict[str, Any], catalog: str, titles: dict[str, str]) 
         for metric in report["metrics"][condition][catalog]:
             if metric not in metric_ids:
                 metric_ids.append(metric)
-    metric_ids.sort(key=lambda m: list(titles).index(m) if m in titles else len(titles))
+    metric_ids.sort(key=lambda m: _spec_rank(m, titles))
     lines = [
         f"## Metrics at catalog size {catalog} (point [95% CI])",
         "",
@@ -91,7 +98,7 @@ def _difference_table(report: dict[str, Any], catalogs: list[str], titles: dict[
     diffs = report["differences"]
     if not diffs["by_catalog"]:
         return []
-    metrics = list(diffs["by_catalog"][catalogs[0]])
+    metrics = sorted(diffs["by_catalog"][catalogs[0]], key=lambda m: _spec_rank(m, titles))
     lines = [
         f"## Paired differences: {diffs['treatment']} - {diffs['comparator']} (point [95% CI])",
         "",
