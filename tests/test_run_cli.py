@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from schemarouter.cli import reference_flow, run_flow
 from schemarouter.cli.app import app
+from schemarouter.compiler import compile_project
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.golden import check_golden
 from schemarouter.runtime.run import read_manifest
@@ -55,7 +56,11 @@ def full_runs(project: ProjectPaths) -> dict[str, object]:
     paths = project
     first = run_flow.run_experiment(paths=paths, workers=1, plots=False)
     second = run_flow.run_experiment(paths=paths, workers=2, plots=True)
-    shards = [run_flow.run_experiment(paths=paths, shard=f"{k}/4", workers=2).run_dir for k in (1, 2, 3, 4)]
+    compiled = compile_project(paths)  # compiled once for the four shard runs
+    shards = [
+        run_flow.run_experiment(paths=paths, shard=f"{k}/4", workers=2, compiled=compiled).run_dir
+        for k in (1, 2, 3, 4)
+    ]
     mp.undo()
     return {"paths": paths, "first": first.run_dir, "second": second.run_dir, "shards": shards}
 
@@ -144,8 +149,11 @@ def test_scoring_refuses_a_freeze_hash_other_than_the_current_lock(tmp_path: Pat
     from schemarouter.compiler import freeze_project
 
     paths = frozen_project(tmp_path)
+    compiled = compile_project(paths)
     for k in (1, 2):
-        run_flow.run_experiment(paths=paths, tasks="S1,en", catalogs="100", shard=f"{k}/2", workers=1)
+        run_flow.run_experiment(
+            paths=paths, tasks="S1,en", catalogs="100", shard=f"{k}/2", workers=1, compiled=compiled
+        )
     dirs = _run_dirs(paths)
     gates = paths.spec_dir / "gates.yaml"
     gates.write_text(

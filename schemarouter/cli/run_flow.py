@@ -36,6 +36,7 @@ from schemarouter.runtime.run.request import build_request, resume_request
 from schemarouter.runtime.run.resultset import SealedResultSet
 from schemarouter.runtime.run.rundir import open_run_dir
 from schemarouter.runtime.run.session import run_session
+from schemarouter.runtime.spec_model import CompiledSpec
 
 TaskSource = Callable[[ProjectPaths], Iterable[Any]]
 
@@ -78,18 +79,22 @@ def run_experiment(
     engine: EpisodeEngine | None = None,
     task_source: TaskSource | None = None,
     announce_report: bool = True,
+    compiled: CompiledSpec | None = None,
 ) -> RunOutcome:
-    """Compile, execute the run's missing episodes, and score it when it is terminal."""
+    """Compile (unless ``compiled`` is given: the project's spec compiled moments ago), execute the
+    run's missing episodes, and score it when it is terminal."""
     console = console or make_console()
-    compiled = compile_project(paths)
+    resuming_dir = resume and run_dir is not None
+    if resuming_dir and any(option is not None for option in (agent, conditions, catalogs, tasks, shard)):
+        raise SchemaRouterError(
+            "--resume --run-dir continues that directory's own agent, scope and shard; "
+            "drop --agent/--conditions/--catalogs/--tasks/--shard"
+        )
+    compiled = compiled or compile_project(paths)
     if compiled.draft and not allow_draft:
         raise SchemaRouterError(DRAFT_REFUSAL)
-    if resume and run_dir is not None:
-        if any(option is not None for option in (agent, conditions, catalogs, tasks, shard)):
-            raise SchemaRouterError(
-                "--resume --run-dir continues that directory's own agent, scope and shard; "
-                "drop --agent/--conditions/--catalogs/--tasks/--shard"
-            )
+    if resuming_dir:
+        assert run_dir is not None
         request = resume_request(compiled, read_manifest(run_dir))
     else:
         request = build_request(
