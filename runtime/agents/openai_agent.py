@@ -48,6 +48,7 @@ class CallRecord:
     """What the agent records of each model call, beside our own token counts."""
 
     cached: bool
+    server_calls: int
     usage: dict[str, Any] | None
     model: str | None
     system_fingerprint: str | None
@@ -158,6 +159,7 @@ class OpenAIAgent:
 
     def decide(self, view: AgentView) -> Decision:
         request = build_request(self.settings, view)
+        calls_before = self.server_calls
         response = self.cache.get(request) if (self.cache is not None and self.use_cache) else None
         cached = response is not None
         if response is None:
@@ -167,6 +169,7 @@ class OpenAIAgent:
         self.records.append(
             CallRecord(
                 cached=cached,
+                server_calls=self.server_calls - calls_before,
                 usage=response.get("usage"),
                 model=response.get("model"),
                 system_fingerprint=response.get("system_fingerprint"),

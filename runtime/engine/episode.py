@@ -84,7 +84,27 @@ def run_episode(
         catalog=cat,
         wall_ms=wall_ms,
     )
-    return EpisodeTrace(**trace_wo_metrics, metrics=metrics, wall_latency_ms=round(wall_ms, 3))
+    return EpisodeTrace(
+        **trace_wo_metrics,
+        metrics=metrics,
+        model_calls=summarize_model_calls(episode.turns),
+        wall_latency_ms=round(wall_ms, 3),
+    )
+
+
+def summarize_model_calls(turns: list[TurnRecord]) -> dict[str, int] | None:
+    """Per-episode totals of a model agent's calls; None for agents that make none."""
+    calls = [t.model_call for t in turns if t.model_call is not None]
+    if not calls:
+        return None
+    usage = [c.get("usage") or {} for c in calls]
+    return {
+        "calls": len(calls),
+        "cache_hits": sum(1 for c in calls if c["cached"]),
+        "server_calls": sum(int(c["server_calls"]) for c in calls),
+        "reported_prompt_tokens": sum(int(u.get("prompt_tokens") or 0) for u in usage),
+        "reported_completion_tokens": sum(int(u.get("completion_tokens") or 0) for u in usage),
+    }
 
 
 class _Episode:
@@ -123,7 +143,9 @@ class _Episode:
                 exposed=exposed,
             )
             tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts)
+            records_before = len(getattr(self.agent, "records", ()))
             decision = self.agent.decide(AgentView(turn, prompt, exposed, tuple(self.history)))
+            model_call = self._model_call(records_before)
             base: dict[str, Any] = {
                 "turn": turn,
                 "exposed_route_ids": list(self.policy.exposed),
@@ -132,6 +154,7 @@ class _Episode:
                 "schema_tokens": tokens.schema_tokens,
                 "input_tokens": tokens.input_tokens,
                 "after_tool_turn_recall": self.after_tool_turn and self.state.task_incomplete,
+                "model_call": model_call,
             }
             self.pending_retrievals = []
             if isinstance(decision, FinalAnswer | CannotProceed):
@@ -160,6 +183,20 @@ class _Episode:
                 # Refresh or widen only when another decision point follows.
                 self.pending_retrievals = self.policy.after_tool_turn(True, self.state)
         return "max_turns"
+
+    def _model_call(self, records_before: int) -> dict[str, Any] | None:
+        """The record a model agent kept of the call behind this turn's decision, if any."""
+        records = getattr(self.agent, "records", None)
+        if not records or len(records) <= records_before:
+            return None
+        r = records[-1]
+        return {
+            "cached": r.cached,
+            "server_calls": r.server_calls,
+            "usage": r.usage,
+            "model": r.model,
+            "system_fingerprint": r.system_fingerprint,
+        }
 
     def _tool_turn(self, turn: int, decision: Any, base: dict[str, Any]) -> bool:
         if isinstance(decision, BadOutput):

@@ -63,6 +63,11 @@ class TurnRecord(BaseModel):
     state_after: dict[str, Any] | None = Field(
         description="ObservableState after this turn (tool attempts only)."
     )
+    model_call: dict[str, Any] | None = Field(
+        default=None,
+        description="Model agents only: cached, server_calls, the server's reported usage, model, "
+        "system_fingerprint. Not deterministic (a replay is cached).",
+    )
     after_tool_turn_recall: bool | None = Field(
         default=None, description="Whether this decision point follows a tool turn with the task incomplete."
     )
@@ -92,5 +97,10 @@ class EpisodeTrace(BaseModel):
     check_reasons: list[str] = Field(description="Why the task check failed (empty on pass).")
     metrics: dict[str, float | int | None] = Field(
         description="Per-episode metric values keyed by spec metric ID, plus ratio components."
+    )
+    model_calls: dict[str, int] | None = Field(
+        default=None,
+        description="Model agents only: calls, cache_hits, server_calls, reported prompt and completion "
+        "tokens, summed over the episode. Not deterministic.",
     )
     wall_latency_ms: float = Field(description="Wall-clock time of the episode. Not deterministic.")

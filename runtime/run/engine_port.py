@@ -31,6 +31,7 @@ class EngineSetup:
     compiled: Any
     catalog_sizes: tuple[int, ...]
     agent: str
+    agent_options: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class EpisodeRecord:
     metrics: dict[str, float | int | bool | None]
     wall_latency_ms: float | None
     trace_json: str
+    model_calls: dict[str, int] | None = None
 
 
 class EpisodeEngine(Protocol):
@@ -69,6 +71,7 @@ class EngineAdapter:
             compiled=setup.compiled,
             catalog_sizes=setup.catalog_sizes,
             agent=setup.agent,
+            agent_options=dict(setup.agent_options),
         )
         return LoadedEngine(resources=resources, tasks=resources.tasks)
 
@@ -90,6 +93,7 @@ def episode_record(trace: Any) -> EpisodeRecord:
         metrics=metrics,
         wall_latency_ms=float(latency) if latency is not None else None,
         trace_json=trace.model_dump_json(),
+        model_calls=getattr(trace, "model_calls", None),
     )
 
 

@@ -53,6 +53,7 @@ class ExecutionSummary:
     committed: int
     events: int
     stopped_early: str | None
+    model_calls: dict[str, int] | None = None
 
 
 def execute(
@@ -87,6 +88,7 @@ class _Sink:
     ) -> None:
         self.store, self.session, self.total, self.on_progress = store, session, total, on_progress
         self.done = self.committed = self.events = 0
+        self.model_calls: dict[str, int] | None = None
 
     def accept(self, key: EpisodeKey, outcome: EpisodeRecord | Failure) -> None:
         if isinstance(outcome, Failure):
@@ -102,6 +104,11 @@ class _Sink:
             if self.committed == 0:
                 self.store.resolve_session_events()  # the engine loads now: earlier load failures resolved
             self.committed += 1
+            if outcome.model_calls:
+                totals = self.model_calls if self.model_calls is not None else {}
+                for name, value in outcome.model_calls.items():
+                    totals[name] = totals.get(name, 0) + int(value)
+                self.model_calls = totals
             self._advance()
 
     def fail(self, key: EpisodeKey | None, failure: Failure) -> None:
@@ -124,7 +131,11 @@ class _Sink:
 
     def summary(self, stopped_early: str | None) -> ExecutionSummary:
         return ExecutionSummary(
-            attempted=self.done, committed=self.committed, events=self.events, stopped_early=stopped_early
+            attempted=self.done,
+            committed=self.committed,
+            events=self.events,
+            stopped_early=stopped_early,
+            model_calls=self.model_calls,
         )
 
 

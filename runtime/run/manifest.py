@@ -40,6 +40,11 @@ class AgentConfig(BaseModel):
     name: str = Field(description="Agent name (reference, adversarial, openai, ...).")
     config: dict[str, Any] = Field(description="The agent's section of spec/agent.yaml, as compiled.")
     tokenizer: dict[str, Any] = Field(description="The tokenizer section of spec/engine.yaml, as compiled.")
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Run-level overrides that change what the agent is (e.g. model, constrained_decoding); "
+        "part of the run's identity. Transport settings (base URL, cache) are not recorded here.",
+    )
 
 
 class Session(BaseModel):
@@ -57,6 +62,11 @@ class Session(BaseModel):
     committed: int | None = Field(default=None, description="Episodes this session committed.")
     infrastructure_events: int | None = Field(
         default=None, description="Infrastructure events this session recorded."
+    )
+    model_calls: dict[str, int] | None = Field(
+        default=None,
+        description="Model agents only: calls, cache_hits, server_calls and the server's reported prompt "
+        "and completion tokens, summed over the episodes this session committed.",
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from schemarouter.errors import SchemaRouterError
@@ -32,7 +32,12 @@ def freeze_state(compiled: Any) -> FreezeState:
     return FreezeState(root_hash=compiled.root_hash, draft=bool(compiled.draft))
 
 
-def agent_config(compiled: Any, agent: str | None) -> AgentConfig:
+# Agent options that change what the agent is, and so belong to a run's identity. Others (base URL,
+# cache path, no-cache) only say how to reach it: a recovery run may use another server port.
+IDENTITY_OPTIONS = ("model", "constrained_decoding")
+
+
+def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | None = None) -> AgentConfig:
     """The agent's frozen section of spec/agent.yaml and the tokenizer of spec/engine.yaml."""
     agents = compiled.spec_data("agent")
     name = agent or agents.get("default_agent", "reference")
@@ -40,7 +45,8 @@ def agent_config(compiled: Any, agent: str | None) -> AgentConfig:
         known = ", ".join(k for k, v in agents.items() if isinstance(v, dict))
         raise SchemaRouterError(f"--agent: unknown agent {name!r}; spec/agent.yaml defines: {known}")
     tokenizer = compiled.spec_data("engine").get("tokenizer", {})
-    return AgentConfig(name=name, config=agents[name], tokenizer=tokenizer)
+    identity = {k: v for k, v in (options or {}).items() if k in IDENTITY_OPTIONS and v is not None}
+    return AgentConfig(name=name, config=agents[name], tokenizer=tokenizer, options=identity)
 
 
 def build_request(
@@ -52,6 +58,7 @@ def build_request(
     catalogs: str | None,
     task_filter: str | None,
     shard: str | None,
+    agent_options: Mapping[str, Any] | None = None,
 ) -> RunRequest:
     """A new run's request from ``sr run`` options (each None means: everything preregistered)."""
     experiment = compiled.experiment
@@ -79,7 +86,7 @@ def build_request(
     return RunRequest(
         experiment_id=str(experiment.id),
         freeze=freeze_state(compiled),
-        agent=agent_config(compiled, agent),
+        agent=agent_config(compiled, agent, agent_options),
         scope=scope,
         shard=Shard.parse(shard),
     )
@@ -90,7 +97,7 @@ def resume_request(compiled: Any, manifest: RunManifest) -> RunRequest:
     return RunRequest(
         experiment_id=manifest.experiment_id,
         freeze=freeze_state(compiled),
-        agent=agent_config(compiled, manifest.agent.name),
+        agent=agent_config(compiled, manifest.agent.name, manifest.agent.options),
         scope=manifest.scope,
         shard=manifest.shard,
     )

@@ -140,10 +140,22 @@ def start_session(run_dir: Path, *, project_root: Path, workers: int) -> Session
     return session
 
 
-def finish_session(run_dir: Path, session: Session, *, committed: int, events: int) -> None:
+def finish_session(
+    run_dir: Path,
+    session: Session,
+    *,
+    committed: int,
+    events: int,
+    model_calls: dict[str, int] | None = None,
+) -> None:
     manifest = read_manifest(run_dir)
     finished = session.model_copy(
-        update={"finished_at": now_utc(), "committed": committed, "infrastructure_events": events}
+        update={
+            "finished_at": now_utc(),
+            "committed": committed,
+            "infrastructure_events": events,
+            "model_calls": model_calls,
+        }
     )
     sessions = tuple(finished if s.number == session.number else s for s in manifest.sessions)
     write_manifest(run_dir, manifest.model_copy(update={"sessions": sessions}))

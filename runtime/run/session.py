@@ -41,6 +41,7 @@ def run_session(
     """
     with SessionLock(run_dir):
         session = start_session(run_dir, project_root=project_root, workers=workers)
+        summary: ExecutionSummary | None = None
         try:
             with EpisodeStore(run_dir) as store:
                 committed = store.committed_keys()
@@ -60,7 +61,14 @@ def run_session(
         finally:
             with EpisodeStore(run_dir) as store:
                 n_committed, n_events = store.session_counts(session.number)
-            finish_session(run_dir, session, committed=n_committed, events=n_events)
+            finish_session(
+                run_dir,
+                session,
+                committed=n_committed,
+                events=n_events,
+                model_calls=summary.model_calls if summary is not None else None,
+            )
+    assert summary is not None  # execute() returned; an exception would have propagated
     return SessionResult(
         run_dir=run_dir,
         session=session.number,

@@ -73,6 +73,7 @@ def _register_all() -> None:
     from schemarouter.cli import (  # noqa: F401  (each module registers its commands)
         engine_commands,
         generate_commands,
+        llm_commands,
         retrieval_commands,
         run_commands,
         spec_commands,

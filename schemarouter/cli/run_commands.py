@@ -56,13 +56,46 @@ def run(
         int, typer.Option(min=1, help="Stop scheduling after this many infrastructure events in a session.")
     ] = 20,
     plots: Annotated[bool, typer.Option(help="Write the PNG plots after scoring.")] = True,
+    base_url: Annotated[
+        str | None, typer.Option(help="openai agent: the server's base URL (default: spec/agent.yaml).")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="openai agent: the model name to request.")] = None,
+    constrained_decoding: Annotated[
+        bool | None,
+        typer.Option(
+            "--constrained-decoding/--native-tools",
+            help="openai agent: force a JSON schema whose tool name is an enum of the exposed tools "
+            "(for models without native tool calling), or use native tool calls.",
+        ),
+    ] = None,
+    model_cache: Annotated[
+        Path | None,
+        typer.Option(help="openai agent: SQLite cache of model calls (default: runs/model-calls.sqlite)."),
+    ] = None,
+    no_cache: Annotated[
+        bool,
+        typer.Option("--no-cache", help="openai agent: call the server even when the cache has the call."),
+    ] = False,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(min=1, help="Episodes in flight against a model server at once (sets --workers)."),
+    ] = None,
 ) -> None:
     """Run the experiment (all 2,700 episodes by default), then score it and print the gate verdict."""
     from schemarouter.cli import run_flow
 
+    project = paths(ctx)
+    agent_options = {
+        "base_url": base_url,
+        "model": model,
+        "constrained_decoding": constrained_decoding,
+        "cache_path": str(model_cache or project.runs_dir / "model-calls.sqlite"),
+        "no_cache": no_cache or None,
+    }
     try:
         code = run_flow.run_experiment(
-            paths=paths(ctx),
+            paths=project,
+            agent_options=agent_options,
             agent=agent,
             conditions=conditions,
             catalogs=catalogs,
@@ -70,7 +103,7 @@ def run(
             shard=shard,
             run_dir=run_dir,
             resume=resume,
-            workers=workers,
+            workers=concurrency or workers,
             allow_draft=draft,
             max_events=max_events,
             plots=plots,

