@@ -234,7 +234,8 @@ class _Episode:
         else:
             error_class = verdict.audit.error_class or "UNEXPOSED"
             route_id = verdict.audit.route_id
-            self.state = self.state.after_blocked(route_id or tool_name, error_class)
+            # Only a registered route ID is passed: a made-up tool name is model output.
+            self.state = self.state.after_blocked(route_id, error_class)
             trace_result = TraceResult(
                 status="blocked", route_id=route_id, error_class=error_class, fields=[], message=None
             )

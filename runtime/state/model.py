@@ -122,9 +122,14 @@ class ObservableState(BaseModel):
             _observe_fields(data, result)
         return self._build(**data)
 
-    def after_blocked(self, route_id: str, error_class: str) -> ObservableState:
-        """The state after the gate blocked an attempt; the route was not executed and is not recorded."""
-        _check_name(route_id, "route_id")
+    def after_blocked(self, route_id: str | None, error_class: str) -> ObservableState:
+        """The state after the gate blocked an attempt; the route was not executed and is not recorded.
+
+        ``route_id`` is the registered route the call resolved to, or None when the tool name matched no
+        route: a name the model made up is model output and never enters the state, not even here.
+        """
+        if route_id is not None:
+            _check_name(route_id, "route_id")
         data = self._as_data()
         data["last_execution_status"] = "blocked"
         data["last_error_class"] = error_class
