@@ -44,14 +44,11 @@ class _TurnGuard:
         return True
 
 
-class StaticTopK:
-    """SR-5-STATIC: one retrieval on the original query; its top k are exposed for the whole episode."""
+class _HeldExposure:
+    """A policy that shows the first k of its latest ranking and remembers that ranking's top 5."""
 
-    def __init__(self, retriever: StaticRetriever, *, initial_k: int):
-        self._retriever = retriever
-        self._k = initial_k
-        self._exposed: tuple[str, ...] = ()
-        self._top5: tuple[str, ...] = ()
+    _exposed: tuple[str, ...] = ()
+    _top5: tuple[str, ...] = ()
 
     @property
     def exposed(self) -> tuple[str, ...]:
@@ -61,11 +58,21 @@ class StaticTopK:
     def ranking_top5(self) -> tuple[str, ...] | None:
         return self._top5
 
-    def start(self, query: str) -> list[RetrievalCall]:
-        call = self._retriever.rank(query, depth=self._k)
-        self._exposed = tuple(call.route_ids[: self._k])
+    def _hold(self, call: RetrievalCall, k: int) -> list[RetrievalCall]:
+        self._exposed = tuple(call.route_ids[:k])
         self._top5 = tuple(call.route_ids[:5])
         return [call]
+
+
+class StaticTopK(_HeldExposure):
+    """SR-5-STATIC: one retrieval on the original query; its top k are exposed for the whole episode."""
+
+    def __init__(self, retriever: StaticRetriever, *, initial_k: int):
+        self._retriever = retriever
+        self._k = initial_k
+
+    def start(self, query: str) -> list[RetrievalCall]:
+        return self._hold(self._retriever.rank(query, depth=self._k), self._k)
 
     def after_tool_turn(self, task_incomplete: bool, state: ObservableState) -> list[RetrievalCall]:
         return []
@@ -109,7 +116,7 @@ class ProgressiveWidening:
         return []
 
 
-class StateRefresh:
+class StateRefresh(_HeldExposure):
     """SR-5-STATE-AWARE: top k of the original query, then refreshes with query + canonical state."""
 
     def __init__(
@@ -127,16 +134,6 @@ class StateRefresh:
         self._k = k_per_refresh
         self._guard = _TurnGuard(max_per_episode)
         self._query = ""
-        self._exposed: tuple[str, ...] = ()
-        self._top5: tuple[str, ...] = ()
-
-    @property
-    def exposed(self) -> tuple[str, ...]:
-        return self._exposed
-
-    @property
-    def ranking_top5(self) -> tuple[str, ...] | None:
-        return self._top5
 
     @property
     def refreshes(self) -> int:
@@ -144,18 +141,12 @@ class StateRefresh:
 
     def start(self, query: str) -> list[RetrievalCall]:
         self._query = query
-        call = self._static.rank(query, depth=self._initial_k)
-        self._exposed = tuple(call.route_ids[: self._initial_k])
-        self._top5 = tuple(call.route_ids[:5])
-        return [call]
+        return self._hold(self._static.rank(query, depth=self._initial_k), self._initial_k)
 
     def after_tool_turn(self, task_incomplete: bool, state: ObservableState) -> list[RetrievalCall]:
         if not (task_incomplete and self._guard.allow()):
             return []
-        call = self._research.rank(self._query, state, k=self._k)
-        self._exposed = tuple(call.route_ids[: self._k])
-        self._top5 = tuple(call.route_ids[:5])
-        return [call]
+        return self._hold(self._research.rank(self._query, state, k=self._k), self._k)
 
 
 class FullCatalog:
