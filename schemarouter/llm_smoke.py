@@ -26,6 +26,7 @@ from typing import Any
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.run.executor import die_with_parent
 
 MODEL_ALIAS = "gemma-3-270m-q4_k_m"
 SMOKE_TASKS = ",".join(f"S{s}-{lang}-01" for lang in ("en", "ko") for s in range(1, 6))
@@ -73,13 +74,14 @@ def llama_server(model: Path, log_path: Path, *, timeout_s: float = 180.0) -> It
         "--model", str(model),
         "--model_alias", MODEL_ALIAS,
         "--chat_format", "chatml-function-calling",
-        "--n_ctx", "8192",
+        "--n_ctx", "4096",
         "--host", "127.0.0.1",
         "--port", str(port),
     ]  # fmt: skip
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("w") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        # The server dies with us, even on kill -9: an orphaned model server holds a core and GBs of memory.
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
         base_url = f"http://127.0.0.1:{port}/v1"
         try:
             _wait_healthy(base_url, process, log_path, timeout_s)

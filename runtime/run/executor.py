@@ -230,7 +230,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _worker_init(engine: EpisodeEngine, setup: EngineSetup) -> None:
-    _die_with_parent()
+    die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
     _WORKER["engine"] = engine
     try:
@@ -267,8 +267,10 @@ def _failure(kind: str, err: BaseException) -> Failure:
     )
 
 
-def _die_with_parent() -> None:
-    """Linux: have the kernel kill this worker if the parent dies (e.g. kill -9), so none is orphaned."""
+def die_with_parent() -> None:
+    """Linux: have the kernel kill this process if its parent dies (e.g. kill -9), so none is orphaned.
+
+    Used by pool workers and, as a ``preexec_fn``, by child servers such as the llama.cpp server."""
     if not sys.platform.startswith("linux"):
         return
     try:
