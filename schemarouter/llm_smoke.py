@@ -6,7 +6,10 @@ per stratum in two languages, SR-5-STATIC and SR-5-STATE-AWARE, catalog 100), sc
 terminal set, and stop the server. Model calls go through the content-addressed cache, so a second
 smoke run replays every call without touching the server.
 
-The model is tiny and a base (not instruction-tuned) model: it fails most tasks. The point is that
+The model is a tiny base model without native tool calling, so the smoke uses constrained decoding:
+a JSON schema with one branch per exposed tool, which the server enforces with a grammar and which
+stops at max_tokens. (With llama.cpp's ``chatml-function-calling`` native mode, a request could keep
+generating far past max_tokens and starve the server.) The model fails most tasks. The point is that
 every part of the path works with a real model and that its failures are recorded as data.
 """
 
@@ -131,6 +134,7 @@ def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: boo
             agent_options={
                 "base_url": base_url,
                 "model": MODEL_ALIAS,
+                "constrained_decoding": True,
                 "cache_path": str(smoke_dir / "model-calls.sqlite"),
                 "no_cache": no_cache or None,
             },
