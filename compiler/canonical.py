@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import rfc8785
+
 from schemarouter.compiler.json_loader import parse_json_strict
 from schemarouter.compiler.yaml_loader import load_yaml_text
 from schemarouter.runtime.spec_model import Digest, FileDigest

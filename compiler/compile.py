@@ -12,9 +12,13 @@ import os
 from typing import Any
 
 from pydantic import ValidationError
+
+from schemarouter import __version__
 from schemarouter.compiler.git_info import git_state
 from schemarouter.compiler.validate import validate_project
 from schemarouter.compiler.verify import current_fingerprints, require_verified
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
 from schemarouter.runtime.spec_model import (
     MANIFEST_SCHEMA_VERSION,
     BuildInfo,
@@ -30,10 +34,6 @@ from schemarouter.runtime.spec_model import (
     manifest_json,
     read_lock,
 )
-
-from schemarouter import __version__
-from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
 
 COMPILER_VERSION = __version__
 

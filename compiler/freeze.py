@@ -15,11 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from schemarouter import __version__
 from schemarouter.compiler.canonical import Fingerprint, item_digests, root_digest
 from schemarouter.compiler.frozen_files import is_snapshotted
 from schemarouter.compiler.git_info import git_state, uncommitted_paths
 from schemarouter.compiler.validate import validate_project
 from schemarouter.compiler.verify import current_fingerprints, verify_project
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
 from schemarouter.runtime.spec_model import FreezeLock
 from schemarouter.runtime.spec_model.lock import (
     LOCK_VERSION,
@@ -30,10 +33,6 @@ from schemarouter.runtime.spec_model.lock import (
     read_lock,
     write_lock,
 )
-
-from schemarouter import __version__
-from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
 
 STATE_CONTRACT_FILE = "spec/state_contract.yaml"
 

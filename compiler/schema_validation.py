@@ -12,6 +12,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
+
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.yaml_loader import LoadedDocument
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from schemarouter.compiler.issues import Position, SpecIssue
 from schemarouter.compiler.json_loader import load_json_text
 from schemarouter.compiler.yaml_loader import LoadedDocument, load_yaml_text
-
 from schemarouter.project import ProjectPaths
 
 # The spec files the seed requires; every other spec file is optional and area-owned.

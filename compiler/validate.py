@@ -25,7 +25,6 @@ from schemarouter.compiler.issues import SpecIssue, SpecValidationError, sorted_
 from schemarouter.compiler.schema_validation import check_schema, validate_document
 from schemarouter.compiler.semantic_view import RegisteredCheck, SpecView
 from schemarouter.compiler.spec_files import load_spec_set
-
 from schemarouter.project import ProjectPaths
 
 SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (

