@@ -18,12 +18,12 @@ from schemarouter.runtime.run.resultset import ResultSet
 LOG_WIDTH = 132
 
 
-def make_console() -> Console:
-    """A console for the run commands: a terminal's own width, else 132 columns (logs and pipes do not
-    wrap, so the verdict table keeps its natural width instead of folding into rich's default 80)."""
+def make_console(log_width: int = LOG_WIDTH) -> Console:
+    """A console for the commands: a terminal's own width, else ``log_width`` columns (logs and pipes do
+    not wrap, so a table keeps its natural width instead of folding into rich's default 80)."""
     console = Console()
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(width=LOG_WIDTH)
+        console = Console(width=log_width)
     return console
 
 

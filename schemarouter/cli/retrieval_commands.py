@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from schemarouter.cli.app import app, fail, paths
@@ -18,6 +17,7 @@ from schemarouter.cli.bench_group import bench_app
 from schemarouter.cli.surface_group import surface_app
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.report.console import make_console
 from schemarouter.runtime.retrieval.bench import CorpusBench, Timing, bench_corpus
 from schemarouter.runtime.retrieval.call import RetrievalCall
 from schemarouter.runtime.retrieval.index import RetrievalIndex
@@ -126,7 +126,7 @@ def retrieve_command(
         )
     except SchemaRouterError as err:
         raise fail(str(err)) from None
-    console = Console()
+    console = make_console()
     table = Table(title=f"catalog {call.catalog_size} · {call.query_kind} · {call.latency_us} µs")
     for column, justify in (("rank", "right"), ("route_id", "left"), ("score", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
@@ -154,7 +154,7 @@ def surface_recall_command(
         results = surface_recall(project=paths(ctx), catalog_sizes=sizes, k=k, spec=retriever_spec)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
-    console = Console()
+    console = make_console()
     console.print(
         _recall_table(
             f"static top-{k} recall per catalog", aggregate(results, by_stratum=False, by_language=False)
@@ -191,7 +191,7 @@ def bench_retrieval_command(
         rows = bench_retrieval(project=paths(ctx), synthetic_sizes=sizes, repeats=repeats, with_bm25s=bm25s)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
-    Console().print(_bench_table(rows))
+    make_console(log_width=220).print(_bench_table(rows))
 
 
 def _sizes(text: str, option: str) -> list[int]:
