@@ -72,6 +72,7 @@ class EngineAdapter:
             catalog_sizes=setup.catalog_sizes,
             agent=setup.agent,
             agent_options=dict(setup.agent_options),
+            tokenizer_path=dict(setup.agent_options).get("tokenizer_json"),
         )
         return LoadedEngine(resources=resources, tasks=resources.tasks)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any, Protocol
 
 from schemarouter.errors import SchemaRouterError
@@ -34,7 +36,7 @@ def freeze_state(compiled: Any) -> FreezeState:
 
 # Agent options that change what the agent is, and so belong to a run's identity. Others (base URL,
 # cache path, no-cache) only say how to reach it: a recovery run may use another server port.
-IDENTITY_OPTIONS = ("model", "constrained_decoding")
+IDENTITY_OPTIONS = ("model", "constrained_decoding", "tokenizer_json")
 
 
 def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | None = None) -> AgentConfig:
@@ -45,8 +47,20 @@ def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | 
         known = ", ".join(k for k, v in agents.items() if isinstance(v, dict))
         raise SchemaRouterError(f"--agent: unknown agent {name!r}; spec/agent.yaml defines: {known}")
     tokenizer = compiled.spec_data("engine").get("tokenizer", {})
+    tokenizer_json = (options or {}).get("tokenizer_json")
+    if tokenizer_json:
+        tokenizer = _user_tokenizer(str(tokenizer_json))
     identity = {k: v for k, v in (options or {}).items() if k in IDENTITY_OPTIONS and v is not None}
     return AgentConfig(name=name, config=agents[name], tokenizer=tokenizer, options=identity)
+
+
+def _user_tokenizer(path: str) -> dict[str, Any]:
+    """A user's Hugging Face tokenizer.json, identified by its sha256 (counts depend on its content)."""
+    try:
+        digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as err:
+        raise SchemaRouterError(f"--tokenizer-json: cannot read {path} ({err.strerror})") from None
+    return {"kind": "huggingface", "path": path, "sha256": digest}
 
 
 def build_request(

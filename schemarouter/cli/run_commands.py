@@ -76,6 +76,10 @@ def run(
         bool,
         typer.Option("--no-cache", help="openai agent: call the server even when the cache has the call."),
     ] = False,
+    tokenizer_json: Annotated[
+        Path | None,
+        typer.Option(help="Count tokens with this Hugging Face tokenizer.json instead of cl100k_base."),
+    ] = None,
     concurrency: Annotated[
         int | None,
         typer.Option(min=1, help="Episodes in flight against a model server at once (sets --workers)."),
@@ -91,6 +95,7 @@ def run(
         "constrained_decoding": constrained_decoding,
         "cache_path": str(model_cache or project.runs_dir / "model-calls.sqlite"),
         "no_cache": no_cache or None,
+        "tokenizer_json": str(tokenizer_json.resolve()) if tokenizer_json else None,
     }
     try:
         code = run_flow.run_experiment(
