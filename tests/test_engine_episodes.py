@@ -100,15 +100,16 @@ def test_planted_text_and_forbidden_items_never_reach_retrieval(
             hidden_routes = [s.route_id for s in task.hidden.plan]
             for condition in SR_CONDITIONS:
                 trace = run_episode(resources=resources, task=task, condition_id=condition, catalog_size=100)
+                # Routes the gate allowed and the simulator ran (blocked attempts never enter the state).
+                executed = {
+                    t.result.route_id for t in trace.turns if t.result and t.result.status in ("ok", "error")
+                }
                 for text in _retrieval_texts(trace):
                     assert not any(p in text for p in planted), (task.task_id, condition)
                     assert not any(item in text for item in forbidden)
                     assert condition not in text
                     state_part = text.partition("\n")[2]
-                    # Gold routes not yet executed must not appear in the state.
-                    executed = {
-                        c.get("route_id") for t in trace.turns if (c := (t.result and t.result.model_dump()))
-                    }
+                    # Gold routes never executed must not appear in the state.
                     for route in hidden_routes:
                         if route not in executed:
                             assert route not in state_part

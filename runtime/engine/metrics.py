@@ -118,6 +118,7 @@ def episode_metrics(
 
 
 def _get(obj: Any, key: str) -> Any:
+    """A field of a trace part, whether it is a model (a trace being built) or a dict (a stored trace)."""
     if obj is None:
         return None
     if isinstance(obj, dict):

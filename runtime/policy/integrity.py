@@ -7,7 +7,7 @@ an independent grant check against the task, and an execution happened if and on
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,7 @@ class IntegrityReport:
         return None if self.attempts == 0 else self.consistent / self.attempts
 
 
-def recompute_integrity(attempts: Sequence[AttemptView] | Iterable[AttemptView]) -> IntegrityReport:
+def recompute_integrity(attempts: Iterable[AttemptView]) -> IntegrityReport:
     total = consistent = unauthorized = 0
     for attempt in attempts:
         total += 1
