@@ -24,7 +24,7 @@ run: $(STAMP)
 ## The test command: lint, type-check, the test suite, and the frozen data checks.
 test: $(STAMP) check
 	$(BIN)/python -m pytest
-	$(SR) verify
+	$(SR) verify --all --history
 
 check: lint typecheck
 
@@ -41,7 +41,7 @@ typecheck: $(STAMP)
 	cd build/typecheck && ../../$(BIN)/mypy -p schemarouter
 
 verify: $(STAMP)
-	$(SR) verify
+	$(SR) verify --all --history
 
 ## Golden files: regenerated only by this command; a change is a decision stated in its commit message.
 golden: $(STAMP)

@@ -88,9 +88,9 @@ def _kind(path: str) -> str:
     return "bytes-lf"
 
 
-def fingerprint(root: Path, path: str) -> Fingerprint:
-    """The digest of project file ``path`` (project-relative, forward slashes)."""
-    raw = (root / path).read_bytes()
+def fingerprint(file: Path, path: str) -> Fingerprint:
+    """The digest of ``file``, named by its logical path ``path`` (forward slashes)."""
+    raw = file.read_bytes()
     bytes_digest = FileDigest(
         algorithm="sha256", digest=sha256_hex(normalized_bytes(raw)), canonical="bytes-lf"
     )

@@ -1,12 +1,12 @@
-"""Semantic checks of spec/conditions.yaml: the seed's five conditions and their limits."""
+"""Semantic checks of conditions.yaml against the protocol: its conditions and their limits."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from schemarouter.compiler import seed_facts
 from schemarouter.compiler.issues import SpecIssue
+from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
 
 NAME = "conditions"
@@ -20,7 +20,7 @@ _POLICY_SHAPE: dict[str, tuple[str, bool, bool]] = {
     "oracle_required_routes": ("none", False, False),
 }
 
-# refresh key -> (limits key, what the seed says)
+# refresh key -> (limits key, what the limit bounds)
 _REFRESH_LIMITS = {
     "max_per_tool_turn": ("max_refresh_per_tool_turn", "refreshes per tool turn"),
     "max_per_episode": ("max_refresh_per_episode", "refreshes per episode"),
@@ -29,29 +29,30 @@ _REFRESH_LIMITS = {
 
 
 def check_condition_set(view: SpecView) -> Iterator[SpecIssue]:
-    """Exactly the seed's five conditions, with unique ids and codes."""
+    """Exactly the protocol's conditions, with unique ids and codes."""
     conditions = view.data(NAME)["conditions"]
     yield from duplicates(view, NAME, ("conditions",), conditions, "id", "condition")
     yield from duplicates(view, NAME, ("conditions",), conditions, "code", "condition code")
     ids = [c["id"] for c in conditions]
+    expected = protocol_of(view).condition_ids
     for index, condition_id in enumerate(ids):
-        if condition_id not in seed_facts.CONDITION_IDS:
+        if condition_id not in expected:
             yield view.issue(
-                NAME, ("conditions", index, "id"), f"{condition_id!r} is not one of the seed's conditions"
+                NAME, ("conditions", index, "id"), f"{condition_id!r} is not one of the protocol's conditions"
             )
-    for condition_id in seed_facts.CONDITION_IDS:
+    for condition_id in expected:
         if condition_id not in ids:
             yield view.issue(
-                NAME, ("conditions",), f"the seed's condition {condition_id!r} is missing", at_key=True
+                NAME, ("conditions",), f"the protocol's condition {condition_id!r} is missing", at_key=True
             )
 
 
-def check_limits_match_seed(view: SpecView) -> Iterator[SpecIssue]:
-    """The limits block says what the seed says."""
+def check_limits_match_protocol(view: SpecView) -> Iterator[SpecIssue]:
+    """The limits block says what the protocol says."""
     limits = view.data(NAME)["limits"]
-    for key, seed_value in seed_facts.CONDITION_LIMITS.items():
-        if limits[key] != seed_value:
-            yield view.issue(NAME, ("limits", key), f"{limits[key]} differs from the seed's {seed_value}")
+    for key, value in protocol_of(view).limits.items():
+        if limits[key] != value:
+            yield view.issue(NAME, ("limits", key), f"{limits[key]} differs from the protocol's {value}")
 
 
 def check_policy_shapes(view: SpecView) -> Iterator[SpecIssue]:
@@ -91,15 +92,16 @@ def check_policy_shapes(view: SpecView) -> Iterator[SpecIssue]:
 
 
 def check_condition_limits(view: SpecView) -> Iterator[SpecIssue]:
-    """Every ranked condition starts at the seed's Top-5; every refresh stays within the seed's bounds."""
-    limits = seed_facts.CONDITION_LIMITS
+    """Every ranked condition starts at the protocol's top k; every refresh stays within its bounds."""
+    limits = protocol_of(view).limits
     for index, condition in enumerate(view.data(NAME)["conditions"]):
         where = ("conditions", index)
         if "initial_k" in condition and condition["initial_k"] != limits["initial_k"]:
             yield view.issue(
                 NAME,
                 (*where, "initial_k"),
-                f"{condition['initial_k']} differs from the seed's start at the top {limits['initial_k']}",
+                f"{condition['initial_k']} differs from the protocol's start at the top "
+                f"{limits['initial_k']}",
             )
         refresh: dict[str, Any] | None = condition.get("refresh")
         if refresh is None:
@@ -109,7 +111,7 @@ def check_condition_limits(view: SpecView) -> Iterator[SpecIssue]:
                 yield view.issue(
                     NAME,
                     (*where, "refresh", key),
-                    f"{refresh[key]} is greater than {limits[limit_key]} (the seed allows at most "
+                    f"{refresh[key]} is greater than {limits[limit_key]} (the protocol allows at most "
                     f"{limits[limit_key]} {what})",
                 )
 
@@ -117,10 +119,11 @@ def check_condition_limits(view: SpecView) -> Iterator[SpecIssue]:
 def check_shared_trigger(view: SpecView) -> Iterator[SpecIssue]:
     """Static progressive and state-aware share trigger and bounds: they differ in what they retrieve with."""
     by_id = {c["id"]: (i, c) for i, c in enumerate(view.data(NAME)["conditions"])}
-    if seed_facts.TREATMENT not in by_id or seed_facts.COMPARATOR not in by_id:
+    protocol = protocol_of(view)
+    if protocol.treatment not in by_id or protocol.comparator not in by_id:
         return
-    t_index, treatment = by_id[seed_facts.TREATMENT]
-    _, comparator = by_id[seed_facts.COMPARATOR]
+    t_index, treatment = by_id[protocol.treatment]
+    _, comparator = by_id[protocol.comparator]
     t_refresh, c_refresh = treatment.get("refresh"), comparator.get("refresh")
     if not t_refresh or not c_refresh:
         return
@@ -129,6 +132,6 @@ def check_shared_trigger(view: SpecView) -> Iterator[SpecIssue]:
             yield view.issue(
                 NAME,
                 ("conditions", t_index, "refresh", key),
-                f"{t_refresh[key]!r} differs from {seed_facts.COMPARATOR}'s {c_refresh[key]!r}; "
+                f"{t_refresh[key]!r} differs from {protocol.comparator}'s {c_refresh[key]!r}; "
                 "the two conditions must differ only in what they retrieve with",
             )

@@ -1,12 +1,12 @@
-"""Semantic checks of spec/metrics.yaml and spec/gates.yaml: references, ratios and the seed's gate."""
+"""Semantic checks of metrics.yaml and gates.yaml: references, ratios and the protocol's gate."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from schemarouter.compiler import seed_facts
 from schemarouter.compiler.issues import SpecIssue
+from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
 
 _LOWER_BOUND_OPERATORS = (">=", ">")
@@ -24,14 +24,14 @@ def applies_to(metric: dict[str, Any], condition_ids: list[str]) -> list[str]:
 
 
 def check_metrics(view: SpecView) -> Iterator[SpecIssue]:
-    """Unique ids, the seed's metrics present, real conditions, ratios with numerator and denominator."""
+    """Unique ids, the protocol's metrics present, real conditions, ratios with numerator and denominator."""
     metrics = view.data("metrics")["metrics"]
     yield from duplicates(view, "metrics", ("metrics",), metrics, "id", "metric")
     ids = [m["id"] for m in metrics]
-    for metric_id in seed_facts.METRIC_IDS:
+    for metric_id in protocol_of(view).metric_ids:
         if metric_id not in ids:
             yield view.issue(
-                "metrics", ("metrics",), f"the seed's metric {metric_id!r} is missing", at_key=True
+                "metrics", ("metrics",), f"the protocol's metric {metric_id!r} is missing", at_key=True
             )
     known = set(_condition_ids(view))
     for index, metric in enumerate(metrics):
@@ -51,28 +51,32 @@ def check_metrics(view: SpecView) -> Iterator[SpecIssue]:
 
 
 def check_gate_conditions(view: SpecView) -> Iterator[SpecIssue]:
-    """Treatment and comparator are defined conditions, and the seed's."""
+    """Treatment and comparator are defined conditions, and the protocol's."""
     gates = view.data("gates")
     known = set(_condition_ids(view))
-    for key, seed_value in (("treatment", seed_facts.TREATMENT), ("comparator", seed_facts.COMPARATOR)):
+    protocol = protocol_of(view)
+    for key, value in (("treatment", protocol.treatment), ("comparator", protocol.comparator)):
         if gates[key] not in known:
             yield view.issue("gates", (key,), f"unknown condition {gates[key]!r}")
-        elif gates[key] != seed_value:
-            yield view.issue("gates", (key,), f"{gates[key]!r} differs from the seed's {seed_value!r}")
+        elif gates[key] != value:
+            yield view.issue("gates", (key,), f"{gates[key]!r} differs from the protocol's {value!r}")
 
 
 def check_gate_criteria(view: SpecView) -> Iterator[SpecIssue]:
     """Each criterion names a defined metric that covers the compared conditions, with a coherent
-    statistic, and the seed's six criteria are present with the seed's metric, operator and threshold."""
+    statistic, and the protocol's criteria are present with its metric, operator and threshold."""
     gates = view.data("gates")
     criteria = gates["criteria"]
     yield from duplicates(view, "gates", ("criteria",), criteria, "code", "criterion")
     metrics = {m["id"]: m for m in view.data("metrics")["metrics"]}
     condition_ids = _condition_ids(view)
     codes = [c["code"] for c in criteria]
-    for code in seed_facts.GATE_CRITERIA:
+    expected = protocol_of(view).gate_criteria
+    for code in expected:
         if code not in codes:
-            yield view.issue("gates", ("criteria",), f"the seed's criterion {code} is missing", at_key=True)
+            yield view.issue(
+                "gates", ("criteria",), f"the protocol's criterion {code} is missing", at_key=True
+            )
     for index, criterion in enumerate(criteria):
         where = ("criteria", index)
         metric = metrics.get(criterion["metric"])
@@ -94,13 +98,13 @@ def check_gate_criteria(view: SpecView) -> Iterator[SpecIssue]:
                         f"which compare={criterion['compare']} needs",
                     )
         yield from _check_statistic(view, where, criterion)
-        seed = seed_facts.GATE_CRITERIA.get(criterion["code"])
-        if seed is None:
+        fixed = expected.get(criterion["code"])
+        if fixed is None:
             continue
-        for key, seed_value in zip(("metric", "operator", "threshold"), seed, strict=True):
-            if criterion[key] != seed_value:
+        for key, value in zip(("metric", "operator", "threshold"), fixed, strict=True):
+            if criterion[key] != value:
                 yield view.issue(
-                    "gates", (*where, key), f"{criterion[key]!r} differs from the seed's {seed_value!r}"
+                    "gates", (*where, key), f"{criterion[key]!r} differs from the protocol's {value!r}"
                 )
 
 

@@ -1,41 +1,50 @@
-"""Semantic checks of spec/state_contract.yaml: the seed's allowed and forbidden items."""
+"""Semantic checks of state_contract.yaml: the protocol's allowed and forbidden items."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
 
-from schemarouter.compiler import seed_facts
 from schemarouter.compiler.issues import SpecIssue
+from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
 
 NAME = "state_contract"
 
 
 def check_allowed_fields(view: SpecView) -> Iterator[SpecIssue]:
-    """The allowed list holds exactly the seed's nine state fields, once each."""
+    """The allowed list holds exactly the protocol's state fields, once each, and its query item."""
     allowed = view.data(NAME)["allowed"]
+    protocol = protocol_of(view)
+    expected = protocol.allowed_state
     yield from duplicates(view, NAME, ("allowed",), allowed, "name", "state field")
     names = [field["name"] for field in allowed]
     for index, name in enumerate(names):
-        if name not in seed_facts.ALLOWED_STATE_FIELDS:
+        if name not in expected:
             yield view.issue(
                 NAME,
                 ("allowed", index, "name"),
-                f"state field {name!r} is not one of the seed's allowed items "
+                f"state field {name!r} is not one of the protocol's allowed items "
                 f"(a state field may not be added to the frozen contract)",
             )
-    for name in seed_facts.ALLOWED_STATE_FIELDS:
+    for name in expected:
         if name not in names:
-            yield view.issue(NAME, ("allowed",), f"the seed's state field {name!r} is missing", at_key=True)
+            yield view.issue(
+                NAME, ("allowed",), f"the protocol's state field {name!r} is missing", at_key=True
+            )
+    query = view.data(NAME)["query"]["name"]
+    if query != protocol.query_item:
+        yield view.issue(
+            NAME, ("query", "name"), f"{query!r} differs from the protocol's {protocol.query_item!r}"
+        )
 
 
 def check_forbidden_items(view: SpecView) -> Iterator[SpecIssue]:
-    """Every forbidden item of the seed is listed; ids and aliases are unique across the list."""
+    """Every forbidden item of the protocol is listed; ids and aliases are unique across the list."""
     forbidden = view.data(NAME)["forbidden"]
     yield from duplicates(view, NAME, ("forbidden",), forbidden, "id", "forbidden item")
     ids = {item["id"] for item in forbidden}
-    for item_id, words in seed_facts.FORBIDDEN_ITEMS.items():
+    for item_id, words in protocol_of(view).forbidden.items():
         if item_id not in ids:
             yield view.issue(
                 NAME, ("forbidden",), f"forbidden item {item_id!r} ({words}) is missing", at_key=True

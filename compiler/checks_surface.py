@@ -1,27 +1,28 @@
-"""Semantic checks of spec/experiment.yaml and spec/strata.yaml: identity, surface size, bootstrap."""
+"""Semantic checks of experiment.yaml and strata.yaml against the protocol: identity, surface, bootstrap."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from schemarouter.compiler import seed_facts
 from schemarouter.compiler.issues import SpecIssue
+from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
 
 
 def check_experiment_identity(view: SpecView) -> Iterator[SpecIssue]:
-    """Id, tracking issue, catalog sizes and seed documents are the seed's."""
+    """Id, tracking issue and catalog sizes are the protocol's; one seed document is the original."""
     experiment = view.data("experiment")
-    for key, seed_value in (("id", seed_facts.EXPERIMENT_ID), ("tracking_issue", seed_facts.TRACKING_ISSUE)):
-        if experiment[key] != seed_value:
+    protocol = protocol_of(view)
+    for key, value in (("id", protocol.experiment_id), ("tracking_issue", protocol.tracking_issue)):
+        if experiment[key] != value:
             yield view.issue(
-                "experiment", (key,), f"{experiment[key]!r} differs from the seed's {seed_value!r}"
+                "experiment", (key,), f"{experiment[key]!r} differs from the protocol's {value!r}"
             )
-    if tuple(experiment["catalog_sizes"]) != seed_facts.CATALOG_SIZES:
+    if list(experiment["catalog_sizes"]) != protocol.catalog_sizes:
         yield view.issue(
             "experiment",
             ("catalog_sizes",),
-            f"{experiment['catalog_sizes']} differs from the seed's {list(seed_facts.CATALOG_SIZES)}",
+            f"{experiment['catalog_sizes']} differs from the protocol's {protocol.catalog_sizes}",
         )
     roles = [doc["role"] for doc in experiment["provenance"]["seed_documents"]]
     if roles.count("original") != 1:
@@ -35,72 +36,76 @@ def check_experiment_identity(view: SpecView) -> Iterator[SpecIssue]:
 
 
 def check_bootstrap(view: SpecView) -> Iterator[SpecIssue]:
-    """The primary interval is the seed's stratified task-cluster bootstrap."""
+    """The primary interval is the protocol's bootstrap."""
     bootstrap = view.data("experiment")["bootstrap"]
-    expected = {
-        "method": seed_facts.BOOTSTRAP_METHOD,
-        "iterations": seed_facts.BOOTSTRAP_ITERATIONS,
-        "seed": seed_facts.BOOTSTRAP_SEED,
-        "confidence": seed_facts.BOOTSTRAP_CONFIDENCE,
-    }
-    for key, seed_value in expected.items():
-        if bootstrap[key] != seed_value:
+    expected = protocol_of(view).bootstrap
+    for key in ("method", "iterations", "seed", "confidence"):
+        if bootstrap[key] != expected[key]:
             yield view.issue(
-                "experiment", ("bootstrap", key), f"{bootstrap[key]!r} differs from the seed's {seed_value!r}"
+                "experiment",
+                ("bootstrap", key),
+                f"{bootstrap[key]!r} differs from the protocol's {expected[key]!r}",
             )
-    if sorted(bootstrap["strata"]) != sorted(seed_facts.BOOTSTRAP_STRATA):
+    if sorted(bootstrap["strata"]) != sorted(expected["strata"]):
         yield view.issue(
             "experiment",
             ("bootstrap", "strata"),
-            f"{bootstrap['strata']} differs from the seed's {list(seed_facts.BOOTSTRAP_STRATA)}",
+            f"{bootstrap['strata']} differs from the protocol's {list(expected['strata'])}",
         )
 
 
 def check_cell_counts(view: SpecView) -> Iterator[SpecIssue]:
-    """tasks_per_cell x strata x languages is the seed's 180 (6 x 5 x 6)."""
+    """tasks_per_cell x strata x languages is the protocol's surface (0.14: 6 x 5 x 6 = 180)."""
     strata = view.data("strata")
+    surface = protocol_of(view).surface
     languages = view.data("experiment")["languages"]
     per_cell, n_strata, n_languages = strata["tasks_per_cell"], len(strata["strata"]), len(languages)
-    if per_cell != seed_facts.TASKS_PER_CELL:
+    if per_cell != surface["tasks_per_cell"]:
         yield view.issue(
-            "strata", ("tasks_per_cell",), f"{per_cell} differs from the seed's {seed_facts.TASKS_PER_CELL}"
+            "strata",
+            ("tasks_per_cell",),
+            f"{per_cell} differs from the protocol's {surface['tasks_per_cell']}",
         )
-    if n_strata != seed_facts.STRATA_COUNT:
+    if n_strata != surface["strata_count"]:
         yield view.issue(
-            "strata", ("strata",), f"{n_strata} strata; the seed has {seed_facts.STRATA_COUNT}", at_key=True
+            "strata",
+            ("strata",),
+            f"{n_strata} strata; the protocol has {surface['strata_count']}",
+            at_key=True,
         )
-    if n_languages != seed_facts.LANGUAGE_COUNT:
+    if n_languages != surface["language_count"]:
         yield view.issue(
             "experiment",
             ("languages",),
-            f"{n_languages} languages; the seed has {seed_facts.LANGUAGE_COUNT}",
+            f"{n_languages} languages; the protocol has {surface['language_count']}",
             at_key=True,
         )
     total = per_cell * n_strata * n_languages
-    if total != seed_facts.TOTAL_TASKS:
+    if total != surface["total_tasks"]:
         yield view.issue(
             "strata",
             ("tasks_per_cell",),
             f"{per_cell} tasks per cell x {n_strata} strata x {n_languages} languages = {total}, "
-            f"not the seed's {seed_facts.TOTAL_TASKS} tasks",
+            f"not the protocol's {surface['total_tasks']} tasks",
         )
 
 
 def check_strata(view: SpecView) -> Iterator[SpecIssue]:
-    """The seed's five strata, unique ids and codes, and error classes the state contract defines."""
+    """The protocol's strata, unique ids and codes, and error classes the state contract defines."""
     strata = view.data("strata")["strata"]
     yield from duplicates(view, "strata", ("strata",), strata, "id", "stratum")
     yield from duplicates(view, "strata", ("strata",), strata, "code", "stratum code")
     ids = [s["id"] for s in strata]
+    expected = protocol_of(view).stratum_ids
     for index, stratum_id in enumerate(ids):
-        if stratum_id not in seed_facts.STRATUM_IDS:
+        if stratum_id not in expected:
             yield view.issue(
-                "strata", ("strata", index, "id"), f"{stratum_id!r} is not one of the seed's strata"
+                "strata", ("strata", index, "id"), f"{stratum_id!r} is not one of the protocol's strata"
             )
-    for stratum_id in seed_facts.STRATUM_IDS:
+    for stratum_id in expected:
         if stratum_id not in ids:
             yield view.issue(
-                "strata", ("strata",), f"the seed's stratum {stratum_id!r} is missing", at_key=True
+                "strata", ("strata",), f"the protocol's stratum {stratum_id!r} is missing", at_key=True
             )
     error_classes = set(view.data("state_contract")["error_classes"])
     for index, stratum in enumerate(strata):

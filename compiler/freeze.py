@@ -1,7 +1,8 @@
-"""Write spec/freeze.lock: the digests of every frozen file, the root hash, the history of freezes.
+"""Write an experiment's freeze.lock: the digests of every frozen file, the root hash, the history.
 
 Order: fingerprint every frozen file -> compare with the previous lock (same root: nothing to do;
-scoring started: refuse) -> validate the specs (an invalid spec is never frozen) -> refuse files that do
+scoring started: refuse) -> validate the specs (an invalid spec is never frozen) -> check the declared
+deviations of a successor (every difference from the parent needs a rationale) -> refuse files that do
 not parse (a broken catalog is never frozen) -> write.
 
 Re-freezing is allowed until the first scored run (``record_scoring_started``). After it, a freeze that
@@ -17,6 +18,8 @@ from datetime import UTC, datetime
 
 from schemarouter import __version__
 from schemarouter.compiler.canonical import Fingerprint, item_digests, root_digest
+from schemarouter.compiler.deviations import require_declared_deviations
+from schemarouter.compiler.experiments import experiment_id_of
 from schemarouter.compiler.frozen_files import is_snapshotted
 from schemarouter.compiler.git_info import git_state, uncommitted_paths
 from schemarouter.compiler.validate import validate_project
@@ -34,7 +37,7 @@ from schemarouter.runtime.spec_model.lock import (
     write_lock,
 )
 
-STATE_CONTRACT_FILE = "spec/state_contract.yaml"
+STATE_CONTRACT_FILE = "state_contract.yaml"
 
 
 @dataclass(frozen=True)
@@ -44,41 +47,53 @@ class FreezeResult:
     lock: FreezeLock
     written: bool
     previous_root: str | None
+    display: str = "spec/freeze.lock"
     changes: list[str] = field(default_factory=list)
     uncommitted: list[str] = field(default_factory=list)
 
     def message(self) -> str:
         if not self.written:
             count = len(self.lock.files)
-            return f"spec/freeze.lock: unchanged; {count} files already frozen at {self.lock.root}"
+            return f"{self.display}: unchanged; {count} files already frozen at {self.lock.root}"
         lines = [
-            f"spec/freeze.lock: froze {len(self.lock.files)} files at {self.lock.root} "
+            f"{self.display}: froze {len(self.lock.files)} files at {self.lock.root} "
             f"(reason: {self.lock.reason})"
         ]
         if self.previous_root:
             lines.append(f"previous root {self.previous_root}; changes since:")
             lines += [f"  {line}" for line in self.changes]
         if self.uncommitted:
-            lines.append("frozen files not yet committed (commit them together with spec/freeze.lock):")
+            lines.append(f"frozen files not yet committed (commit them together with {self.display}):")
             lines += [f"  {path}" for path in self.uncommitted]
         return "\n".join(lines)
 
 
 def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = None) -> FreezeResult:
-    """Validate, fingerprint and freeze the project's specs and catalogs into spec/freeze.lock."""
+    """Validate, fingerprint and freeze the experiment's specs and catalogs into its freeze.lock."""
     reason = reason.strip()
     if not reason:
         raise SchemaRouterError('sr freeze needs a reason: sr freeze --reason "<why>"')
+    display = paths.lock_display
     with lock_guard(paths):
-        previous = read_lock(paths.lock_file)
+        previous = read_lock(paths.lock_file, display=display)
         fingerprints = current_fingerprints(paths)
-        root = root_digest({path: f.digest for path, f in fingerprints.items()})
-        if previous is not None and previous.root == root:
-            return FreezeResult(lock=previous, written=False, previous_root=str(previous.root))
-        changes = verify_project(paths, current=fingerprints).drift_lines() if previous is not None else []
-        if previous is not None and previous.scoring_started is not None:
-            raise SchemaRouterError(_refusal(previous, changes))
-        validate_project(paths)
+        if previous is not None:
+            report = verify_project(paths, current=fingerprints)
+            if report.clean:
+                return FreezeResult(
+                    lock=previous, written=False, previous_root=str(previous.root), display=display
+                )
+            changes = report.drift_lines()
+            if report.lock_problems:
+                raise SchemaRouterError(
+                    "\n".join([*report.drift_lines()[: len(report.lock_problems)], "nothing was frozen."])
+                )
+            if previous.scoring_started is not None:
+                raise SchemaRouterError(_refusal(previous, changes, display))
+        else:
+            changes = []
+        validated = validate_project(paths)
+        require_declared_deviations(paths, validated, fingerprints)
         problems = [f.problem for f in fingerprints.values() if f.problem]
         if problems:
             raise SchemaRouterError("\n".join([*problems, "nothing was frozen."]))
@@ -90,22 +105,25 @@ def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = N
             previous=previous,
         )
         write_lock(paths.lock_file, lock)
-        pending = [p for p in uncommitted_paths(paths.root, "spec", "catalogs") if p in lock.files]
+        frozen = {paths.display(p) for p in lock.files}
+        dirs = [d.relative_to(paths.root).as_posix() for d in (paths.spec_dir, paths.catalogs_dir)]
+        pending = [p for p in uncommitted_paths(paths.root, *dirs) if p in frozen]
         return FreezeResult(
-            lock=lock,
+            lock=read_lock(paths.lock_file, display=display) or lock,
             written=True,
             previous_root=str(previous.root) if previous else None,
             changes=changes,
             uncommitted=pending,
+            display=display,
         )
 
 
-def _refusal(previous: FreezeLock, changes: list[str]) -> str:
+def _refusal(previous: FreezeLock, changes: list[str], display: str) -> str:
     started = previous.scoring_started
     assert started is not None
-    contract = [line for line in changes if line.startswith(STATE_CONTRACT_FILE)]
+    contract = [line for line in changes if STATE_CONTRACT_FILE in line.split(":", 1)[0]]
     lines = [
-        f"spec/freeze.lock: refusing to re-freeze: scoring started with run {started.run_id} at "
+        f"{display}: refusing to re-freeze: scoring started with run {started.run_id} at "
         f"{started.at.isoformat()} under root {started.root}.",
         "The seed freezes the specs before any episode is scored; no state field may be added and no "
         "rule tuned after scoring starts.",
@@ -113,11 +131,14 @@ def _refusal(previous: FreezeLock, changes: list[str]) -> str:
     if contract:
         lines.append("The state contract changed:")
         lines += [f"  {line}" for line in contract]
-    other = [line for line in changes if not line.startswith(STATE_CONTRACT_FILE)]
+    other = [line for line in changes if line not in contract]
     if other:
         lines.append("Other frozen files changed:")
         lines += [f"  {line}" for line in other]
-    lines.append("Restore the frozen files; a changed experiment is a new experiment with its own freeze.")
+    lines.append(
+        "Restore the frozen files; a changed experiment is a new experiment with its own freeze: "
+        'sr experiment new NEW_ID --from THIS_ID --reason "<why>"'
+    )
     return "\n".join(lines)
 
 
@@ -141,6 +162,7 @@ def _build_lock(
     record = FreezeRecord(root=root, frozen_at=now, reason=reason, git=git, files=len(files))
     return FreezeLock(
         lock_version=LOCK_VERSION,
+        experiment_id=experiment_id_of(paths),
         root=root,
         root_rule=ROOT_RULE,
         frozen_at=now,
@@ -152,4 +174,6 @@ def _build_lock(
         catalog_items=catalog_items,
         history=(*(previous.history if previous else ()), record),
         scoring_started=None,
+        annexes=(),
+        migrations=previous.migrations if previous else (),
     )

@@ -15,8 +15,8 @@ from schemarouter.compiler.json_loader import load_json_text
 from schemarouter.compiler.yaml_loader import LoadedDocument, load_yaml_text
 from schemarouter.project import ProjectPaths
 
-# The spec files the seed requires; every other spec file is optional and area-owned.
-CORE_SPEC_NAMES = ("experiment", "state_contract", "conditions", "strata", "metrics", "gates")
+# The spec files every experiment has; every other spec file is optional and area-owned.
+CORE_SPEC_NAMES = ("protocol", "experiment", "state_contract", "conditions", "strata", "metrics", "gates")
 SCHEMA_SUFFIX = ".schema.json"
 
 
@@ -53,16 +53,29 @@ def load_spec_set(paths: ProjectPaths) -> SpecSet:
     found = SpecSet()
     spec_dir, schema_dir = paths.spec_dir, paths.schema_dir
     if not spec_dir.is_dir():
-        found.issues.append(SpecIssue("spec", Position(1, 1), (), f"no spec directory at {spec_dir}"))
+        found.issues.append(
+            SpecIssue(relative(paths, spec_dir), Position(1, 1), (), f"no spec directory at {spec_dir}")
+        )
         return found
     for path in sorted(spec_dir.rglob("*")):
+        rel = relative(paths, path)
+        if path.is_symlink():
+            found.issues.append(SpecIssue(rel, Position(1, 1), (), "a symlink; spec files are plain files"))
+            continue
         if not path.is_file() or path.suffix not in (".yaml", ".yml"):
             continue
-        rel = relative(paths, path)
-        if path.suffix == ".yml":
+        if path.name.startswith("."):
+            found.issues.append(
+                SpecIssue(rel, Position(1, 1), (), "a hidden spec file; give it a visible name or remove it")
+            )
+        elif path.suffix == ".yml":
             found.issues.append(SpecIssue(rel, Position(1, 1), (), "spec files end in .yaml, not .yml"))
         elif path.parent != spec_dir:
-            found.issues.append(SpecIssue(rel, Position(1, 1), (), "spec files live directly in spec/"))
+            found.issues.append(
+                SpecIssue(
+                    rel, Position(1, 1), (), f"spec files live directly in {relative(paths, spec_dir)}/"
+                )
+            )
         else:
             found.documents[path.stem] = _load(path, rel, yaml=True)
     schema_files = sorted(schema_dir.glob(f"*{SCHEMA_SUFFIX}")) if schema_dir.is_dir() else []
@@ -72,27 +85,30 @@ def load_spec_set(paths: ProjectPaths) -> SpecSet:
         if name not in found.schemas:
             found.issues.append(
                 SpecIssue(
-                    f"spec/{name}.yaml",
+                    relative(paths, spec_dir / f"{name}.yaml"),
                     Position(1, 1),
                     (),
-                    f"no schema: every spec file needs spec/schema/{name}{SCHEMA_SUFFIX}",
+                    f"no schema: every spec file needs {relative(paths, schema_dir)}/{name}{SCHEMA_SUFFIX}",
                 )
             )
     for name in sorted(found.schemas):
         if name not in found.documents:
             found.issues.append(
                 SpecIssue(
-                    f"spec/schema/{name}{SCHEMA_SUFFIX}",
+                    relative(paths, schema_dir / f"{name}{SCHEMA_SUFFIX}"),
                     Position(1, 1),
                     (),
-                    f"schema without a spec file: spec/{name}.yaml does not exist",
+                    f"schema without a spec file: {relative(paths, spec_dir)}/{name}.yaml does not exist",
                 )
             )
     for name in CORE_SPEC_NAMES:
         if name not in found.documents:
             found.issues.append(
                 SpecIssue(
-                    f"spec/{name}.yaml", Position(1, 1), (), "missing: the seed requires this spec file"
+                    relative(paths, spec_dir / f"{name}.yaml"),
+                    Position(1, 1),
+                    (),
+                    "missing: every experiment has this spec file",
                 )
             )
     for document in [*found.documents.values(), *found.schemas.values()]:

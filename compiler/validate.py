@@ -20,6 +20,7 @@ from schemarouter.compiler import (
     checks_metrics_gates,
     checks_state_contract,
     checks_surface,
+    protocol,
 )
 from schemarouter.compiler.issues import SpecIssue, SpecValidationError, sorted_issues
 from schemarouter.compiler.schema_validation import check_schema, validate_document
@@ -27,24 +28,26 @@ from schemarouter.compiler.semantic_view import RegisteredCheck, SpecView
 from schemarouter.compiler.spec_files import load_spec_set
 from schemarouter.project import ProjectPaths
 
+P = "protocol"
 SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (
-    RegisteredCheck(("experiment",), checks_surface.check_experiment_identity),
-    RegisteredCheck(("experiment",), checks_surface.check_bootstrap),
-    RegisteredCheck(("experiment", "strata"), checks_surface.check_cell_counts),
-    RegisteredCheck(("strata", "state_contract"), checks_surface.check_strata),
-    RegisteredCheck(("state_contract",), checks_state_contract.check_allowed_fields),
-    RegisteredCheck(("state_contract",), checks_state_contract.check_forbidden_items),
+    RegisteredCheck((P,), protocol.check_protocol_coherent),
+    RegisteredCheck(("experiment", P), checks_surface.check_experiment_identity),
+    RegisteredCheck(("experiment", P), checks_surface.check_bootstrap),
+    RegisteredCheck(("experiment", "strata", P), checks_surface.check_cell_counts),
+    RegisteredCheck(("strata", "state_contract", P), checks_surface.check_strata),
+    RegisteredCheck(("state_contract", P), checks_state_contract.check_allowed_fields),
+    RegisteredCheck(("state_contract", P), checks_state_contract.check_forbidden_items),
     RegisteredCheck(("state_contract",), checks_state_contract.check_allowed_disjoint_from_forbidden),
     RegisteredCheck(("state_contract",), checks_state_contract.check_identifier_pattern),
     RegisteredCheck(("state_contract", "conditions"), checks_state_contract.check_serialization_conditions),
-    RegisteredCheck(("conditions",), checks_conditions.check_condition_set),
-    RegisteredCheck(("conditions",), checks_conditions.check_limits_match_seed),
+    RegisteredCheck(("conditions", P), checks_conditions.check_condition_set),
+    RegisteredCheck(("conditions", P), checks_conditions.check_limits_match_protocol),
     RegisteredCheck(("conditions",), checks_conditions.check_policy_shapes),
-    RegisteredCheck(("conditions",), checks_conditions.check_condition_limits),
-    RegisteredCheck(("conditions",), checks_conditions.check_shared_trigger),
-    RegisteredCheck(("metrics", "conditions"), checks_metrics_gates.check_metrics),
-    RegisteredCheck(("gates", "conditions"), checks_metrics_gates.check_gate_conditions),
-    RegisteredCheck(("gates", "metrics", "conditions"), checks_metrics_gates.check_gate_criteria),
+    RegisteredCheck(("conditions", P), checks_conditions.check_condition_limits),
+    RegisteredCheck(("conditions", P), checks_conditions.check_shared_trigger),
+    RegisteredCheck(("metrics", "conditions", P), checks_metrics_gates.check_metrics),
+    RegisteredCheck(("gates", "conditions", P), checks_metrics_gates.check_gate_conditions),
+    RegisteredCheck(("gates", "metrics", "conditions", P), checks_metrics_gates.check_gate_criteria),
 )
 
 

@@ -1,9 +1,14 @@
-"""Recompute the digests of the frozen files and compare them with spec/freeze.lock.
+"""Recompute the digests of the frozen files and compare them with the experiment's freeze.lock.
 
 A drift names every file added, removed or changed; for a spec file it says what changed in its data
 (from the lock's snapshot), for a catalog which identified items were added, removed or changed. The
-lock is also checked against itself: its root must be the root of its file list, and each snapshot must
-hash to its file's digest, so a hand-edited lock is caught too.
+lock is also checked against itself: its ``lock_digest`` must match its content (read_lock), its root
+must be the root of its file list, and each snapshot must hash to its file's digest. And it is checked
+against the lock committed at git HEAD (``lock_history``): a scoring record or a freeze that HEAD has
+must still be there, so restoring an older lock or deleting ``scoring_started`` is named, not accepted.
+
+The root covers the lock's ``files``; annexed files (a migrated version-1 lock) are checked one by one
+against their own digests and do not enter the root.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from schemarouter.compiler.canonical import (
     sha256_hex,
 )
 from schemarouter.compiler.frozen_files import frozen_paths
+from schemarouter.compiler.lock_history import head_lock_problems
 from schemarouter.compiler.semantic_diff import describe_changes
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
@@ -29,7 +35,7 @@ MAX_ITEM_LINES = 20
 
 def current_fingerprints(paths: ProjectPaths) -> dict[str, Fingerprint]:
     """The digest of every file a freeze would cover now."""
-    return {path: fingerprint(paths.root, path) for path in frozen_paths(paths)}
+    return {path: fingerprint(paths.physical(path), path) for path in frozen_paths(paths)}
 
 
 @dataclass
@@ -44,13 +50,15 @@ class VerifyReport:
     changed: dict[str, list[str]] = field(default_factory=dict)
     lock_problems: list[str] = field(default_factory=list)
 
+    display: str = "spec/freeze.lock"
+
     @property
     def clean(self) -> bool:
         return not (self.added or self.removed or self.changed or self.lock_problems)
 
     def drift_lines(self) -> list[str]:
         """One line per finding, each starting with the file it concerns."""
-        lines = [f"spec/freeze.lock: {problem}" for problem in self.lock_problems]
+        lines = [f"{self.display}: {problem}" for problem in self.lock_problems]
         lines += [f"{path}: removed (frozen, now missing)" for path in self.removed]
         lines += [f"{path}: added (not in the lock)" for path in self.added]
         for path, details in sorted(self.changed.items()):
@@ -61,10 +69,20 @@ class VerifyReport:
     def message(self) -> str:
         """The full drift message verify prints (and compile refuses with)."""
         if self.clean:
-            return f"spec/freeze.lock: OK, {len(self.current)} files match root {self.root}"
+            annexed = len(self.lock.annexes)
+            extra = f" ({annexed} annexed file{'' if annexed == 1 else 's'} match too)" if annexed else ""
+            scored = (
+                f"; scoring started with run {self.lock.scoring_started.run_id}"
+                if self.lock.scoring_started
+                else ""
+            )
+            return (
+                f"{self.display}: OK, experiment {self.lock.experiment_id}: "
+                f"{len(self.current) - annexed} files match root {self.root}{extra}{scored}"
+            )
         count = len(self.added) + len(self.removed) + len(self.changed)
         head = (
-            f"spec/freeze.lock: drift: {count} file{'' if count == 1 else 's'} "
+            f"{self.display}: drift: {count} file{'' if count == 1 else 's'} "
             f"differ{'s' if count == 1 else ''} from the freeze "
             f"(frozen root {self.lock.root}, current root {self.root})"
         )
@@ -82,21 +100,22 @@ class VerifyReport:
 def verify_project(paths: ProjectPaths, *, current: dict[str, Fingerprint] | None = None) -> VerifyReport:
     """Compare the project's files (or the fingerprints ``current`` already taken of them) with
     spec/freeze.lock; raise SchemaRouterError if there is no lock."""
-    lock = read_lock(paths.lock_file)
+    display = paths.lock_display
+    lock = read_lock(paths.lock_file, display=display)
     if lock is None:
         raise SchemaRouterError(
-            'spec/freeze.lock: not found; the specs are a draft. Freeze them with: sr freeze --reason "<why>"'
+            f'{display}: not found; the specs are a draft. Freeze them with: sr freeze --reason "<why>"'
         )
     if current is None:
         current = current_fingerprints(paths)
-    report = VerifyReport(
-        lock=lock, current=current, root=root_digest({p: f.digest for p, f in current.items()})
-    )
-    report.lock_problems = lock_consistency_problems(lock)
-    report.removed = sorted(set(lock.files) - set(current))
-    report.added = sorted(set(current) - set(lock.files))
-    for path in sorted(set(lock.files) & set(current)):
-        if current[path].digest != lock.files[path]:
+    rooted = {p: f.digest for p, f in current.items() if p not in lock.annexed}
+    report = VerifyReport(lock=lock, current=current, root=root_digest(rooted), display=display)
+    report.lock_problems = lock_consistency_problems(lock) + head_lock_problems(paths, lock)
+    frozen = lock.all_files
+    report.removed = sorted(set(frozen) - set(current))
+    report.added = sorted(set(current) - set(frozen))
+    for path in sorted(set(frozen) & set(current)):
+        if current[path].digest != frozen[path]:
             report.changed[path] = explain_change(lock, current[path])
     return report
 
@@ -106,8 +125,11 @@ def lock_consistency_problems(lock: FreezeLock) -> list[str]:
     problems = []
     if root_digest(lock.files) != lock.root:
         problems.append("corrupt: its root is not the root of its file list")
+    if lock.annexed.keys() & lock.files.keys():
+        problems.append("corrupt: a file is both in the root and annexed")
+    files = lock.all_files
     for path, data in sorted(lock.snapshots.items()):
-        frozen = lock.files.get(path)
+        frozen = files.get(path)
         if frozen is None or frozen.canonical == "bytes-lf" or sha256_hex(jcs(data)) != frozen.digest:
             problems.append(f"corrupt: the snapshot of {path} does not match its digest")
     return problems

@@ -115,8 +115,19 @@ def _position(mark: Any) -> Position:
     return Position(mark.line + 1, mark.column + 1)
 
 
-def load_yaml_text(text: str, *, file: str) -> LoadedDocument:
-    """Load one YAML document from ``text``; ``file`` names it in positions and messages."""
+# YAML 1.1's boolean words (PyYAML's default resolver). Only ``yaml11_booleans`` reads them as booleans.
+_YAML11_BOOL = re.compile(r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$")
+_YAML11_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "on", "On", "ON"})
+
+
+def load_yaml_text(text: str, *, file: str, yaml11_booleans: bool = False) -> LoadedDocument:
+    """Load one YAML document from ``text``; ``file`` names it in positions and messages.
+
+    ``yaml11_booleans`` reads the plain (unquoted) words yes/no/on/off/y/n as booleans, as YAML 1.1 and
+    PyYAML's default loader do. Only generation of an experiment whose generator.yaml keeps 0.14's
+    reading uses it (see compiler/generate/README.md, "Known defect of 0.14"); everything else reads
+    YAML 1.2 core scalars.
+    """
     loaded = LoadedDocument(file=file, data=None)
     loader = _MarkingLoader(text)
     try:
@@ -137,15 +148,16 @@ def load_yaml_text(text: str, *, file: str) -> LoadedDocument:
             SpecIssue(file, _position(mark), (), f"{what}: anchors and aliases are not allowed; write it out")
         )
     if node is not None:
-        loaded.data = _Walker(loaded).value(node, ())
+        loaded.data = _Walker(loaded, yaml11_booleans=yaml11_booleans).value(node, ())
     return loaded
 
 
 class _Walker:
     """Turns composed nodes into plain data, recording positions and problems in ``loaded``."""
 
-    def __init__(self, loaded: LoadedDocument) -> None:
+    def __init__(self, loaded: LoadedDocument, *, yaml11_booleans: bool = False) -> None:
         self.loaded = loaded
+        self.yaml11_booleans = yaml11_booleans
 
     def problem(self, node: Node, path: PathKey, message: str) -> None:
         self.loaded.issues.append(SpecIssue(self.loaded.file, _position(node.start_mark), path, message))
@@ -195,6 +207,8 @@ class _Walker:
             self.problem(node, path, f"tag {tag!r} is not plain data")
             return text
         if tag == _STR:
+            if self.yaml11_booleans and node.style is None and _YAML11_BOOL.match(text):
+                return text in _YAML11_TRUE
             return text
         if tag == _NULL:
             return None

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @lru_cache(maxsize=1)
 def frozen_spec() -> RetrieverSpec:
-    return load_retriever_spec(ROOT / "spec" / "retriever.yaml")
+    return load_retriever_spec(ROOT / "spec" / "0.14" / "retriever.yaml")
 
 
 @lru_cache(maxsize=1)

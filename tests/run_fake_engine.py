@@ -22,7 +22,7 @@ from schemarouter.runtime.run import EpisodeKey, LoadedEngine, RunScope, TaskRef
 from schemarouter.runtime.run.engine_port import EngineSetup
 from schemarouter.runtime.scoring import ScoringSpec
 
-SPEC_DIR = Path(__file__).resolve().parents[1] / "spec"
+SPEC_DIR = Path(__file__).resolve().parents[1] / "spec" / "0.14"
 SR_CONDITIONS = ("SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE")
 PASS_RATE = {
     "SR-5-STATIC": 0.55,

@@ -20,19 +20,20 @@ from schemarouter.runtime.run.rundir import open_run_dir
 from schemarouter.runtime.scoring import ScoreResult, score_result_set
 
 REPO = Path(__file__).resolve().parents[1]
+EXPERIMENT = "0.14"  # the repository's experiment of record
 FREEZE_HASH = "f" * 64
 
 
 def copy_project(tmp_path: Path) -> ProjectPaths:
-    """A copy of the repository's tracked spec/ (without its lock) and catalogs/ files.
+    """A flat copy of the repository experiment's tracked spec/ (without its lock) and catalogs/ files.
 
     Tracked files only, so a file another change has only begun to add cannot break these tests.
     """
     root = tmp_path / "project"
-    for rel in _tracked("spec", "catalogs"):
-        if rel == "spec/freeze.lock":
+    for rel in _tracked(f"spec/{EXPERIMENT}", f"catalogs/{EXPERIMENT}"):
+        if rel == f"spec/{EXPERIMENT}/freeze.lock":
             continue
-        target = root / rel
+        target = root / rel.replace(f"/{EXPERIMENT}/", "/", 1)  # a flat copy of the experiment
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(REPO / rel, target)
     return ProjectPaths.at(root)
@@ -62,6 +63,13 @@ def frozen_project(tmp_path: Path) -> ProjectPaths:
 
     paths = copy_project(tmp_path)
     freeze_project(paths, reason="run/scoring tests")
+    return paths
+
+
+def recorded_project(tmp_path: Path) -> ProjectPaths:
+    """A flat copy of the repository's experiment with its recorded lock (root, annexes, scoring record)."""
+    paths = copy_project(tmp_path)
+    shutil.copyfile(REPO / "spec" / EXPERIMENT / "freeze.lock", paths.lock_file)
     return paths
 
 

@@ -22,9 +22,9 @@ def make_project(tmp_path: Path, names: tuple[str, ...] = CORE_SPEC_NAMES) -> Pr
     root = tmp_path / "project"
     (root / "spec" / "schema").mkdir(parents=True)
     for name in names:
-        shutil.copy(REPO / "spec" / f"{name}.yaml", root / "spec" / f"{name}.yaml")
+        shutil.copy(REPO / "spec" / "0.14" / f"{name}.yaml", root / "spec" / f"{name}.yaml")
         schema = f"{name}.schema.json"
-        shutil.copy(REPO / "spec" / "schema" / schema, root / "spec" / "schema" / schema)
+        shutil.copy(REPO / "spec" / "0.14" / "schema" / schema, root / "spec" / "schema" / schema)
     return ProjectPaths.at(root)
 
 

@@ -64,7 +64,9 @@ def test_state_aware_checks_the_contract_it_is_given() -> None:
 
     import yaml
 
-    raw = yaml.safe_load((Path(__file__).resolve().parents[1] / "spec" / "state_contract.yaml").read_text())
+    raw = yaml.safe_load(
+        (Path(__file__).resolve().parents[1] / "spec" / "0.14" / "state_contract.yaml").read_text()
+    )
     StateAwareRetriever(toy_index(), raw)
     raw["allowed"].append({"name": "observed_messages"})
     with pytest.raises(ContractViolation):

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("project")
     (root / "spec").mkdir()
-    (root / "spec" / "retriever.yaml").write_text((ROOT / "spec" / "retriever.yaml").read_text())
+    (root / "spec" / "retriever.yaml").write_text((ROOT / "spec" / "0.14" / "retriever.yaml").read_text())
     (root / "catalogs").mkdir()
     endpoints = tuple(scaled_endpoints(TOY_CATALOG.endpoints, 100, seed=1))
     catalog = Catalog(size=100, endpoints=tuple(sorted(endpoints, key=lambda e: e.route_id)))
@@ -64,7 +64,7 @@ def test_missing_catalog_is_a_clean_error(project: Path) -> None:
     assert "sr generate" in result.output  # type: ignore[attr-defined]
 
 
-CATALOGS = ROOT / "catalogs"
+CATALOGS = ROOT / "catalogs" / "0.14"
 needs_surface = pytest.mark.skipif(
     not (CATALOGS / "surface.jsonl").exists(), reason="catalogs/ not generated yet"
 )

@@ -10,7 +10,7 @@ from retrieval_support import frozen_spec, toy_index
 
 from schemarouter.runtime.retrieval import RetrievalIndex
 
-CATALOGS = Path(__file__).resolve().parents[1] / "catalogs"
+CATALOGS = Path(__file__).resolve().parents[1] / "catalogs" / "0.14"
 
 CASES = [
     ("en", "How much would refunding my payment be? Just a quote.", "payments.refund.quote.v1"),

@@ -14,8 +14,8 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.retrieval import RetrieverSpec, parse_retriever_spec
 
 ROOT = Path(__file__).resolve().parents[1]
-RAW = yaml.safe_load((ROOT / "spec" / "retriever.yaml").read_text(encoding="utf-8"))
-SCHEMA = json.loads((ROOT / "spec" / "schema" / "retriever.schema.json").read_text(encoding="utf-8"))
+RAW = yaml.safe_load((ROOT / "spec" / "0.14" / "retriever.yaml").read_text(encoding="utf-8"))
+SCHEMA = json.loads((ROOT / "spec" / "0.14" / "schema" / "retriever.schema.json").read_text(encoding="utf-8"))
 
 
 def _objects(node: Any) -> list[dict[str, Any]]:
@@ -55,7 +55,7 @@ def test_schema_and_model_agree_on_sources() -> None:
 
 
 def test_depths_match_the_conditions() -> None:
-    conditions = yaml.safe_load((ROOT / "spec" / "conditions.yaml").read_text(encoding="utf-8"))
+    conditions = yaml.safe_load((ROOT / "spec" / "0.14" / "conditions.yaml").read_text(encoding="utf-8"))
     assert parse_retriever_spec(RAW).conditions_drift(conditions) == []
     conditions["limits"]["max_refresh_per_episode"] = 4
     assert parse_retriever_spec(RAW).conditions_drift(conditions)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from run_support import REPO, frozen_project
+from run_support import REPO, recorded_project
 
 from schemarouter.cli import run_flow
 from schemarouter.compiler import compile_project
@@ -28,7 +28,7 @@ from schemarouter.runtime.scoring.spec import MetricDef
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    paths = frozen_project(tmp_path_factory.mktemp("reference"))
+    paths = recorded_project(tmp_path_factory.mktemp("reference"))
     outcome = run_flow.run_experiment(paths=paths, workers=2, plots=True)
     compiled = compile_project(paths, write_manifest=False)
     return {

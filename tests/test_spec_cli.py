@@ -20,7 +20,7 @@ def test_validate_ok_and_failure(tmp_path) -> None:
     ok = _sr(paths, "validate")
     assert ok.exit_code == 0, ok.output
     assert ok.stdout.startswith(
-        "spec: 6 files valid (conditions, experiment, gates, metrics, state_contract, strata)"
+        "spec: 7 files valid (conditions, experiment, gates, metrics, protocol, state_contract, strata)"
     )
     edit(
         paths,
@@ -31,7 +31,8 @@ def test_validate_ok_and_failure(tmp_path) -> None:
     bad = _sr(paths, "validate")
     assert bad.exit_code == 1
     assert bad.stderr.splitlines() == [
-        "spec/conditions.yaml:8:16: conditions[0].initial_k: 6 differs from the seed's start at the top 5",
+        "spec/conditions.yaml:8:16: conditions[0].initial_k: 6 differs from the protocol's start at the "
+        "top 5",
         "1 problem in the specs; nothing was changed.",
     ]
     assert "Traceback" not in bad.output
@@ -44,9 +45,11 @@ def test_freeze_verify_compile_round_trip_and_tamper(tmp_path) -> None:
     assert _sr(paths, "verify").exit_code == 1
     assert _sr(paths, "compile", "--require-frozen").exit_code == 1
     frozen = _sr(paths, "freeze", "--reason", "initial")
-    assert frozen.exit_code == 0 and "froze 12 files at sha256:" in frozen.stdout
+    assert frozen.exit_code == 0 and "froze 14 files at sha256:" in frozen.stdout
     verified = _sr(paths, "verify")
-    assert verified.exit_code == 0 and verified.stdout.startswith("spec/freeze.lock: OK, 12 files match root")
+    assert verified.exit_code == 0 and verified.stdout.startswith(
+        "spec/freeze.lock: OK, experiment 0.14: 14 files match root"
+    )
     compiled = _sr(paths, "compile", "--require-frozen")
     assert compiled.exit_code == 0 and compiled.stdout.startswith(
         "build/compiled.json: compiled, frozen at sha256:"
@@ -63,7 +66,7 @@ def test_freeze_verify_compile_round_trip_and_tamper(tmp_path) -> None:
     refused = _sr(paths, "compile")
     assert (
         refused.exit_code == 1
-        and "state field 'foo' is not one of the seed's allowed items" in refused.stderr
+        and "state field 'foo' is not one of the protocol's allowed items" in refused.stderr
     )
     assert "Traceback" not in drift.output + refused.output
 

@@ -14,6 +14,7 @@ from schemarouter.compiler.canonical import fingerprint, jcs, root_digest, sha25
 from schemarouter.compiler.frozen_files import frozen_paths
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.spec_model import FileDigest, read_lock, scoring_started
+from schemarouter.runtime.spec_model.lock import content_digest
 
 CATALOG = json.dumps(
     {
@@ -53,10 +54,14 @@ def test_canonical_hash_rules_are_pinned(tmp_path) -> None:
     (tmp_path / "b.yaml").write_text("a:\n  - true\n  - 5.0e-1\nb: 1\n")
     (tmp_path / "c.txt").write_bytes(b"x\r\ny\rz\n")
     (tmp_path / "d.txt").write_bytes(b"x\ny\nz\n")
-    assert fingerprint(tmp_path, "a.yaml").digest == fingerprint(tmp_path, "b.yaml").digest
-    assert fingerprint(tmp_path, "a.yaml").digest.digest == sha256_hex(jcs({"b": 1, "a": [True, 0.5]}))
-    assert fingerprint(tmp_path, "c.txt").digest == fingerprint(tmp_path, "d.txt").digest
-    assert fingerprint(tmp_path, "c.txt").digest.canonical == "bytes-lf"
+    assert (
+        fingerprint(tmp_path / "a.yaml", "a.yaml").digest == fingerprint(tmp_path / "b.yaml", "b.yaml").digest
+    )
+    assert fingerprint(tmp_path / "a.yaml", "a.yaml").digest.digest == sha256_hex(
+        jcs({"b": 1, "a": [True, 0.5]})
+    )
+    assert fingerprint(tmp_path / "c.txt", "c.txt").digest == fingerprint(tmp_path / "d.txt", "d.txt").digest
+    assert fingerprint(tmp_path / "c.txt", "c.txt").digest.canonical == "bytes-lf"
 
 
 def test_freeze_then_verify_round_trip(frozen) -> None:
@@ -128,10 +133,17 @@ def test_removed_and_added_files_are_named(frozen) -> None:
     ]
 
 
-def test_hidden_files_are_not_frozen(frozen) -> None:
+def test_hidden_files_are_refused_not_skipped(frozen) -> None:
+    # A hidden file is neither frozen silently nor skipped (a hidden spec file would still be read).
     write(frozen, "spec/.conditions.yaml.swp", "junk")
     write(frozen, "catalogs/.DS_Store", "junk")
-    assert verify_project(frozen).clean
+    with pytest.raises(SchemaRouterError) as caught:
+        verify_project(frozen)
+    hidden = "a hidden file; the freeze covers every file of an experiment, so rename or remove it"
+    assert str(caught.value).splitlines() == [
+        f"catalogs/.DS_Store: {hidden}",
+        f"spec/.conditions.yaml.swp: {hidden}",
+    ]
 
 
 def test_changed_condition_schema_and_catalog_items_are_named(frozen) -> None:
@@ -190,17 +202,23 @@ def test_hand_edited_lock_is_caught(frozen) -> None:
     data = json.loads(frozen.lock_file.read_text())
     data["snapshots"]["spec/gates.yaml"]["criteria"][0]["threshold"] = -0.05
     frozen.lock_file.write_text(json.dumps(data))
+    with pytest.raises(SchemaRouterError, match="lock_digest does not match the lock's content"):
+        verify_project(frozen)
+    # Even with the digest recomputed, the lock disagrees with itself.
+    data["lock_digest"] = content_digest(data).model_dump()
+    frozen.lock_file.write_text(json.dumps(data))
     assert _drift(frozen) == [
         "spec/freeze.lock: corrupt: the snapshot of spec/gates.yaml does not match its digest"
     ]
     data["files"]["spec/gates.yaml"]["digest"] = "0" * 64
+    data["lock_digest"] = content_digest(data).model_dump()
     frozen.lock_file.write_text(json.dumps(data))
     assert "spec/freeze.lock: corrupt: its root is not the root of its file list" in _drift(frozen)
 
 
 def test_unreadable_lock_is_an_error(frozen) -> None:
     frozen.lock_file.write_text('{"lock_version": 99}')
-    with pytest.raises(SchemaRouterError, match="lock_version 99 is not 1"):
+    with pytest.raises(SchemaRouterError, match="lock_version 99 is not 2"):
         verify_project(frozen)
     frozen.lock_file.write_text("{not json")
     with pytest.raises(SchemaRouterError, match="cannot read the freeze lock"):
@@ -234,7 +252,7 @@ def test_refreeze_keeps_history_and_unchanged_freeze_is_a_no_op(frozen) -> None:
 def test_freeze_refuses_invalid_specs_and_empty_reason(frozen) -> None:
     before = frozen.lock_file.read_text()
     edit(frozen, "spec/strata.yaml", "tasks_per_cell: 6", "tasks_per_cell: 7")
-    with pytest.raises(SchemaRouterError, match="tasks_per_cell: 7 differs from the seed's 6"):
+    with pytest.raises(SchemaRouterError, match="tasks_per_cell: 7 differs from the protocol's 6"):
         freeze_project(frozen, reason="try")
     with pytest.raises(SchemaRouterError, match="needs a reason"):
         freeze_project(frozen, reason="  ")

@@ -51,7 +51,7 @@ CASES = [
         NEW_FIELD.format(name="foo"),
         "- name: foo",
         1,
-        "allowed[8].name: state field 'foo' is not one of the seed's allowed items",
+        "allowed[8].name: state field 'foo' is not one of the protocol's allowed items",
     ),
     (
         SC,
@@ -59,7 +59,7 @@ CASES = [
         "- name: task_done",
         "allowed:",
         1,
-        "allowed: the seed's state field 'task_incomplete' is missing",
+        "allowed: the protocol's state field 'task_incomplete' is missing",
     ),
     (
         SC,
@@ -117,7 +117,7 @@ CASES = [
         "max_per_episode: 7",
         1,
         "conditions[2].refresh.max_per_episode: 7 is greater than 5 "
-        "(the seed allows at most 5 refreshes per episode)",
+        "(the protocol allows at most 5 refreshes per episode)",
     ),
     (
         CO,
@@ -134,7 +134,7 @@ CASES = [
         "k_per_refresh: 6",
         1,
         "conditions[1].refresh.k_per_refresh: 6 is greater than 5 "
-        "(the seed allows at most 5 capabilities per refresh)",
+        "(the protocol allows at most 5 capabilities per refresh)",
     ),
     (
         CO,
@@ -142,7 +142,7 @@ CASES = [
         "initial_k: 10\n    description: One",
         "initial_k: 10",
         1,
-        "conditions[0].initial_k: 10 differs from the seed's start at the top 5",
+        "conditions[0].initial_k: 10 differs from the protocol's start at the top 5",
     ),
     (
         CO,
@@ -150,7 +150,7 @@ CASES = [
         "  max_refresh_per_episode: 6",
         "max_refresh_per_episode: 6",
         1,
-        "limits.max_refresh_per_episode: 6 differs from the seed's 5",
+        "limits.max_refresh_per_episode: 6 differs from the protocol's 5",
     ),
     (
         CO,
@@ -169,14 +169,14 @@ CASES = [
         "conditions[0].retrieval_query: policy static_topk retrieves with 'original', "
         "not 'original_plus_state'",
     ),
-    (CO, ORACLE, "", "conditions:", 1, "conditions: the seed's condition 'ORACLE' is missing"),
+    (CO, ORACLE, "", "conditions:", 1, "conditions: the protocol's condition 'ORACLE' is missing"),
     (
         CO,
         "id: FULL",
         "id: EVERYTHING",
         "id: EVERYTHING",
         1,
-        "conditions[3].id: 'EVERYTHING' is not one of the seed's conditions",
+        "conditions[3].id: 'EVERYTHING' is not one of the protocol's conditions",
     ),
     (
         CO,
@@ -201,7 +201,7 @@ CASES = [
         "tasks_per_cell: 7",
         "tasks_per_cell",
         1,
-        "tasks_per_cell: 7 tasks per cell x 5 strata x 6 languages = 210, not the seed's 180 tasks",
+        "tasks_per_cell: 7 tasks per cell x 5 strata x 6 languages = 210, not the protocol's 180 tasks",
     ),
     (
         ST,
@@ -209,7 +209,7 @@ CASES = [
         "tasks_per_cell: 7",
         "tasks_per_cell",
         1,
-        "tasks_per_cell: 7 differs from the seed's 6",
+        "tasks_per_cell: 7 differs from the protocol's 6",
     ),
     (
         EX,
@@ -217,7 +217,7 @@ CASES = [
         "",
         "languages:",
         1,
-        "languages: 5 languages; the seed has 6",
+        "languages: 5 languages; the protocol has 6",
     ),
     (
         ST,
@@ -233,7 +233,7 @@ CASES = [
         "id: two_steps",
         "id: two_steps",
         1,
-        "strata[0].id: 'two_steps' is not one of the seed's strata",
+        "strata[0].id: 'two_steps' is not one of the protocol's strata",
     ),
     (
         ST,
@@ -241,16 +241,16 @@ CASES = [
         "id: two_steps",
         "strata:",
         1,
-        "strata: the seed's stratum 'two_step_state' is missing",
+        "strata: the protocol's stratum 'two_step_state' is missing",
     ),
-    (EX, 'id: "0.14"', 'id: "0.15"', "id:", 1, "id: '0.15' differs from the seed's '0.14'"),
+    (EX, 'id: "0.14"', 'id: "0.15"', "id:", 1, "id: '0.15' differs from the protocol's '0.14'"),
     (
         EX,
         "catalog_sizes: [100, 250, 500]",
         "catalog_sizes: [100, 250, 1000]",
         "catalog_sizes",
         1,
-        "catalog_sizes: [100, 250, 1000] differs from the seed's [100, 250, 500]",
+        "catalog_sizes: [100, 250, 1000] differs from the protocol's [100, 250, 500]",
     ),
     (
         EX,
@@ -258,9 +258,9 @@ CASES = [
         "iterations: 1000",
         "iterations",
         1,
-        "bootstrap.iterations: 1000 differs from the seed's 10000",
+        "bootstrap.iterations: 1000 differs from the protocol's 10000",
     ),
-    (EX, "seed: 20260929", "seed: 1", "seed: 1", 1, "bootstrap.seed: 1 differs from the seed's 20260929"),
+    (EX, "seed: 20260929", "seed: 1", "seed: 1", 1, "bootstrap.seed: 1 differs from the protocol's 20260929"),
     (
         EX,
         "{code: de, name: German",
@@ -308,7 +308,7 @@ CASES = [
         "id: turns",
         "metrics:",
         1,
-        "metrics: the seed's metric 'model_turns' is missing",
+        "metrics: the protocol's metric 'model_turns' is missing",
     ),
     (
         ME,
@@ -341,7 +341,7 @@ CASES = [
         "comparator: SR-5-STATIC",
         "comparator",
         1,
-        "comparator: 'SR-5-STATIC' differs from the seed's 'SR-PROGRESSIVE-STATIC'",
+        "comparator: 'SR-5-STATIC' differs from the protocol's 'SR-PROGRESSIVE-STATIC'",
     ),
     (
         GA,
@@ -365,7 +365,7 @@ CASES = [
         "threshold: 0.95",
         "threshold: 0.95",
         1,
-        "criteria[1].threshold: 0.95 differs from the seed's 0.97",
+        "criteria[1].threshold: 0.95 differs from the protocol's 0.97",
     ),
     (
         GA,
@@ -375,7 +375,7 @@ CASES = [
         2,
         "criteria[3].code: duplicate criterion 'G3' (also criteria[2])",
     ),
-    (GA, "code: G4", "code: G3", "criteria:", 1, "criteria: the seed's criterion G4 is missing"),
+    (GA, "code: G4", "code: G3", "criteria:", 1, "criteria: the protocol's criterion G4 is missing"),
     # schema errors
     (
         GA,
@@ -553,7 +553,7 @@ def test_misplaced_and_misnamed_spec_files(tmp_path) -> None:
 
 def test_missing_core_spec_file(tmp_path) -> None:
     paths = make_project(tmp_path, names=tuple(n for n in CORE_SPEC_NAMES if n != "gates"))
-    assert validation_lines(paths) == ["spec/gates.yaml:1:1: missing: the seed requires this spec file"]
+    assert validation_lines(paths) == ["spec/gates.yaml:1:1: missing: every experiment has this spec file"]
 
 
 def test_schema_of_another_draft_or_invalid_is_reported(tmp_path) -> None:

@@ -13,7 +13,7 @@ from schemarouter.runtime.state import ContractViolation, ObservableState
 from schemarouter.runtime.state.contract import is_name, is_unit
 from schemarouter.runtime.state.guard import forbidden_item_in
 
-CATALOGS = Path(__file__).resolve().parents[1] / "catalogs"
+CATALOGS = Path(__file__).resolve().parents[1] / "catalogs" / "0.14"
 pytestmark = pytest.mark.skipif(
     not (CATALOGS / "catalog_500.json").exists() or not (CATALOGS / "surface.jsonl").exists(),
     reason="catalogs/ not generated yet",

@@ -13,7 +13,7 @@ from schemarouter.runtime.catalog.io import load_catalog
 from schemarouter.runtime.simulator.result import ObservedField, ToolResult
 from schemarouter.runtime.state import ObservableState
 
-CATALOGS = Path(__file__).resolve().parents[1] / "catalogs"
+CATALOGS = Path(__file__).resolve().parents[1] / "catalogs" / "0.14"
 
 
 def _sample(json_type: str) -> object:

@@ -13,7 +13,7 @@ from schemarouter.runtime.simulator.result import ObservedField, ToolResult
 from schemarouter.runtime.state import ContractViolation, ObservableState, canonical_json, contract_drift
 from schemarouter.runtime.state.contract import STATE_FIELDS
 
-SPEC = Path(__file__).resolve().parents[1] / "spec" / "state_contract.yaml"
+SPEC = Path(__file__).resolve().parents[1] / "spec" / "0.14" / "state_contract.yaml"
 
 
 def _field(name: str, semantic_id: str, json_type: str = "number", **kw: Any) -> ObservedField:

@@ -11,7 +11,7 @@ import yaml
 from schemarouter.runtime.catalog.io import load_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
-CATALOGS = ROOT / "catalogs"
+CATALOGS = ROOT / "catalogs" / "0.14"
 LANGUAGES = {"en", "es", "de", "ko", "ja", "zh"}
 
 
@@ -34,7 +34,7 @@ def test_names_are_valid_openai_function_names_and_unique():
 
 
 def test_every_endpoint_has_six_summaries_and_a_rendered_schema():
-    contract = yaml.safe_load((ROOT / "spec" / "state_contract.yaml").read_text(encoding="utf-8"))
+    contract = yaml.safe_load((ROOT / "spec" / "0.14" / "state_contract.yaml").read_text(encoding="utf-8"))
     for e in load_catalog(CATALOGS, 500).endpoints:
         assert set(e.summaries) == LANGUAGES and all(e.summaries.values())
         assert set(e.errors) <= set(contract["error_classes"])
@@ -75,5 +75,5 @@ def test_manifest_hashes_every_generated_file():
 
     manifest = json.loads((CATALOGS / "manifest.json").read_text(encoding="utf-8"))
     for rel, entry in manifest["files"].items():
-        assert hashlib.sha256((ROOT / rel).read_bytes()).hexdigest() == entry["sha256"]
+        assert hashlib.sha256((CATALOGS / rel.split("/", 1)[1]).read_bytes()).hexdigest() == entry["sha256"]
     assert "catalogs/surface.jsonl" in manifest["files"]

@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _project_copy(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "spec", tmp_path / "spec")
-    shutil.copytree(ROOT / "catalogs", tmp_path / "catalogs")
+    shutil.copytree(ROOT / "spec" / "0.14", tmp_path / "spec")
+    shutil.copytree(ROOT / "catalogs" / "0.14", tmp_path / "catalogs")
     return tmp_path
 
 
@@ -35,7 +35,7 @@ def test_generate_check_passes_on_committed_data_and_fails_after_an_edit(tmp_pat
     assert bad.exit_code == 1 and "surface.jsonl" in bad.output
     rewrite = runner.invoke(app, ["--project-dir", str(project), "generate"])
     assert rewrite.exit_code == 0 and "surface.jsonl" in rewrite.output
-    assert surface.read_bytes() == (ROOT / "catalogs" / "surface.jsonl").read_bytes()
+    assert surface.read_bytes() == (ROOT / "catalogs" / "0.14" / "surface.jsonl").read_bytes()
 
 
 def test_a_spec_error_is_one_clean_message(tmp_path):
@@ -50,14 +50,14 @@ def test_a_spec_error_is_one_clean_message(tmp_path):
 def test_surface_stats_prints_every_cell():
     result = CliRunner().invoke(app, ["--project-dir", str(ROOT), "surface", "stats"], terminal_width=200)
     assert result.exit_code == 0, result.output
-    tasks = load_surface(ROOT / "catalogs")
+    tasks = load_surface(ROOT / "catalogs" / "0.14")
     for stratum in {t.stratum for t in tasks}:
         assert stratum in result.output
     assert "180" in result.output and "catalog_500" in result.output
 
 
 def test_visible_task_has_no_hidden_parts():
-    task = load_surface(ROOT / "catalogs")[0]
+    task = load_surface(ROOT / "catalogs" / "0.14")[0]
     visible = task.visible().model_dump()
     assert set(visible) == {"task_id", "stratum", "language", "query", "grants"}
     assert "hidden" not in task.visible().model_dump_json()

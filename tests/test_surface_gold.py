@@ -21,7 +21,7 @@ from schemarouter.runtime.surface import (
     required_routes,
 )
 
-CATALOGS = Path(__file__).resolve().parents[1] / "catalogs"
+CATALOGS = Path(__file__).resolve().parents[1] / "catalogs" / "0.14"
 
 
 @cache

@@ -15,8 +15,8 @@ from schemarouter.runtime.simulator.result import ObservedField
 from schemarouter.runtime.simulator.units import convert
 
 ROOT = Path(__file__).resolve().parents[1]
-CONTRACT = yaml.safe_load((ROOT / "spec" / "state_contract.yaml").read_text(encoding="utf-8"))
-ROUTES = load_catalog(ROOT / "catalogs", 500).by_route()
+CONTRACT = yaml.safe_load((ROOT / "spec" / "0.14" / "state_contract.yaml").read_text(encoding="utf-8"))
+ROUTES = load_catalog(ROOT / "catalogs" / "0.14", 500).by_route()
 
 
 def world(**update) -> World:
@@ -164,8 +164,8 @@ def test_binding_literals_first_then_most_recent_same_semantic_and_unit():
 def test_planted_text_is_free_text_only():
     from schemarouter.runtime.surface import execute_gold_plan, load_surface
 
-    catalog = load_catalog(ROOT / "catalogs", 100)
-    planted = [t for t in load_surface(ROOT / "catalogs") if t.hidden.hazards.injected_texts]
+    catalog = load_catalog(ROOT / "catalogs" / "0.14", 100)
+    planted = [t for t in load_surface(ROOT / "catalogs" / "0.14") if t.hidden.hazards.injected_texts]
     assert planted
     for task in planted:
         calls, _ = execute_gold_plan(task, catalog)

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from schemarouter.compiler.generate.spec_model import (
     EndpointsFile,
@@ -25,6 +24,7 @@ from schemarouter.compiler.generate.spec_model import (
     PoolDef,
     ResourceDef,
 )
+from schemarouter.compiler.yaml_loader import load_yaml_text
 from schemarouter.errors import SchemaRouterError
 
 GENERATOR_SPECS = ("fields", "endpoints", "pools", "intents", "generator")
@@ -58,11 +58,27 @@ class GeneratorInputs:
     source_sha256: dict[str, str]
 
 
-def _read_yaml(path: Path) -> tuple[Any, str]:
+def _read_yaml(path: Path, *, yaml11_booleans: bool = False) -> tuple[Any, str]:
+    """A spec file through the strict loader (its first problem is an error), and its bytes' sha256."""
     if not path.exists():
         raise SchemaRouterError(f"{path}: missing; `sr generate` needs it")
     raw = path.read_bytes()
-    return yaml.safe_load(raw.decode("utf-8")), hashlib.sha256(raw).hexdigest()
+    display = f"spec/{path.name}"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise SchemaRouterError(f"{display}: not UTF-8 text: {err.reason}") from None
+    loaded = load_yaml_text(text, file=display, yaml11_booleans=yaml11_booleans)
+    if loaded.issues:
+        raise SchemaRouterError("\n".join(str(issue) for issue in loaded.issues))
+    return loaded.data, hashlib.sha256(raw).hexdigest()
+
+
+def legacy_booleans(spec_dir: Path) -> bool:
+    """Whether generation reads YAML 1.1 boolean words as booleans (0.14's known defect): unless
+    generator.yaml says ``scalar_reading: yaml-1.2-core``."""
+    data, _ = _read_yaml(spec_dir / "generator.yaml")
+    return not (isinstance(data, dict) and data.get("scalar_reading") == "yaml-1.2-core")
 
 
 def _validate(spec_dir: Path, name: str, data: Any) -> None:
@@ -85,8 +101,9 @@ def load_inputs(spec_dir: Path) -> GeneratorInputs:
     """Everything generation reads, validated; raises SchemaRouterError with file and path on a problem."""
     raw: dict[str, Any] = {}
     sha: dict[str, str] = {}
+    legacy = legacy_booleans(spec_dir)
     for name in GENERATOR_SPECS + CORE_SPECS:
-        raw[name], sha[f"spec/{name}.yaml"] = _read_yaml(spec_dir / f"{name}.yaml")
+        raw[name], sha[f"spec/{name}.yaml"] = _read_yaml(spec_dir / f"{name}.yaml", yaml11_booleans=legacy)
     for name in GENERATOR_SPECS:
         _validate(spec_dir, name, raw[name])
     experiment, strata, contract = raw["experiment"], raw["strata"], raw["state_contract"]

@@ -160,7 +160,7 @@ def write_generated(project: ProjectPaths, generated: Generated) -> list[str]:
     """Write every file whose bytes changed; returns the paths written."""
     written = []
     for rel, text in sorted(generated.files.items()):
-        path = project.root / rel
+        path = project.physical(rel)
         data = text.encode("utf-8")
         if path.exists() and path.read_bytes() == data:
             continue
@@ -174,7 +174,7 @@ def differences(project: ProjectPaths, generated: Generated) -> list[str]:
     """Paths whose committed bytes differ from a fresh generation (missing files included)."""
     out = []
     for rel, text in sorted(generated.files.items()):
-        path: Path = project.root / rel
+        path: Path = project.physical(rel)
         if not path.exists() or path.read_bytes() != text.encode("utf-8"):
             out.append(rel)
     return out

@@ -1,14 +1,24 @@
-"""``spec/freeze.lock``: the frozen hashes of the specs and catalogs, and when scoring started.
+"""``spec/<id>/freeze.lock``: the frozen hashes of an experiment's specs and catalogs, and when scoring
+started.
 
 The compiler writes freezes; the run area records, through ``record_scoring_started``, that the first
 scored run began, after which no freeze may change any frozen file. The lock is JSON (sorted keys,
 2-space indent): no YAML ambiguity, stable diffs, and the same canonical form the hashes use.
-Changing a field's meaning means bumping ``LOCK_VERSION``.
+Files are named by their logical path inside the experiment (``spec/<rest>``, ``catalogs/<rest>``), so
+the root does not depend on where the experiment sits in the project.
+
+Version 2 adds what makes the record checkable: the experiment's id, a ``lock_digest`` over the lock's
+own content (a hand edit of ``scoring_started``, ``history``, ``git``, ... no longer verifies), and
+``annexes``: files frozen after the root without changing it. An annex comes only from migrating a
+version-1 lock (``sr lock migrate``), for the protocol file that states the facts a version-1 harness
+kept in its code; ``sr freeze`` never writes one. Changing a field's meaning means bumping
+``LOCK_VERSION``.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 from collections.abc import Iterator
@@ -17,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+import rfc8785
 from pydantic import AwareDatetime, Field, ValidationError
 
 from schemarouter.errors import SchemaRouterError
@@ -27,10 +38,11 @@ from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
 if TYPE_CHECKING:
     from schemarouter.runtime.spec_model.compiled import CompiledSpec
 
-LOCK_VERSION: Final = 1
+LOCK_VERSION: Final = 2
 ROOT_RULE = (
     "sha256 of the RFC 8785 JSON of [[path, file digest hex], ...] over every frozen file, sorted by path"
 )
+DIGEST_RULE = "sha256 of the RFC 8785 JSON of the whole lock without its lock_digest key"
 
 
 class FreezeRecord(FrozenModel):
@@ -61,10 +73,29 @@ class CatalogItems(FrozenModel):
     )
 
 
+class Annex(FrozenModel):
+    """A file frozen after the root without changing it (only from migrating a version-1 lock)."""
+
+    path: str = Field(description="Logical path of the file.")
+    digest: FileDigest = Field(description="Its digest, by the same rules as files.")
+    reason: str = Field(description="Why it was annexed.")
+    at: AwareDatetime = Field(description="When (UTC).")
+
+
+class Migration(FrozenModel):
+    """A change of the lock's format that left every frozen file and the root as they were."""
+
+    from_version: int = Field(description="The lock_version migrated from.")
+    at: AwareDatetime = Field(description="When (UTC).")
+    reason: str = Field(description="Why.")
+    previous_lock_sha256: str = Field(description="sha256 of the previous lock file's bytes.")
+
+
 class FreezeLock(FrozenModel):
     """The whole lock file."""
 
-    lock_version: Literal[1] = Field(description="Lock format version.")
+    lock_version: Literal[2] = Field(description="Lock format version.")
+    experiment_id: str = Field(description="The experiment this lock freezes (spec/<id>/experiment.yaml id).")
     root: Digest = Field(description="Root hash over the sorted (path, digest) list; see root_rule.")
     root_rule: str = Field(description="How the root hash is computed, in words.")
     frozen_at: AwareDatetime = Field(description="When the latest freeze was made (UTC).")
@@ -87,27 +118,76 @@ class FreezeLock(FrozenModel):
     scoring_started: ScoringStarted | None = Field(
         description="The first scored run, or null while re-freezing is still allowed."
     )
+    annexes: tuple[Annex, ...] = Field(
+        default=(), description="Files frozen after the root without changing it; see the module docs."
+    )
+    migrations: tuple[Migration, ...] = Field(default=(), description="Format migrations, oldest first.")
+    lock_digest: Digest | None = Field(
+        default=None, description="sha256 of the RFC 8785 JSON of this lock without this key (DIGEST_RULE)."
+    )
+
+    @property
+    def annexed(self) -> dict[str, FileDigest]:
+        return {a.path: a.digest for a in self.annexes}
+
+    @property
+    def all_files(self) -> dict[str, FileDigest]:
+        """Every file the lock covers: the root's files and the annexed ones."""
+        return {**self.files, **self.annexed}
+
+    def sealed(self) -> FreezeLock:
+        """This lock with its lock_digest computed."""
+        return self.model_copy(update={"lock_digest": content_digest(self.model_dump(mode="json"))})
 
 
-def read_lock(path: Path, *, display: str = "spec/freeze.lock") -> FreezeLock | None:
-    """The lock at ``path``, or None if there is none. A corrupt lock is an error."""
+def content_digest(data: dict[str, Any]) -> Digest:
+    """The lock digest of lock data (DIGEST_RULE)."""
+    body = {k: v for k, v in data.items() if k != "lock_digest"}
+    return Digest(algorithm="sha256", digest=hashlib.sha256(rfc8785.dumps(body)).hexdigest())
+
+
+def read_lock_data(path: Path, *, display: str) -> dict[str, Any] | None:
+    """The lock's parsed JSON (any version), or None if there is none."""
     if not path.exists():
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise SchemaRouterError(f"{display}: cannot read the freeze lock: {err}") from None
-    if not isinstance(data, dict) or data.get("lock_version") != LOCK_VERSION:
-        version = data.get("lock_version") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        raise SchemaRouterError(f"{display}: corrupt freeze lock: not a JSON object")
+    return data
+
+
+def read_lock(
+    path: Path, *, display: str = "spec/freeze.lock", check_digest: bool = True
+) -> FreezeLock | None:
+    """The lock at ``path``, or None if there is none. A corrupt or hand-edited lock is an error."""
+    data = read_lock_data(path, display=display)
+    if data is None:
+        return None
+    version = data.get("lock_version")
+    if version == 1:
+        raise SchemaRouterError(
+            f"{display}: lock_version 1; migrate it with `sr lock migrate` (the root and every frozen "
+            "file stay as they are)"
+        )
+    if version != LOCK_VERSION:
         raise SchemaRouterError(
             f"{display}: lock_version {version!r} is not {LOCK_VERSION}; this schemarouter cannot read it"
         )
     try:
-        return FreezeLock.model_validate(data)
+        lock = FreezeLock.model_validate(data)
     except ValidationError as err:
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise SchemaRouterError(f"{display}: corrupt freeze lock: {where}: {first['msg']}") from None
+    if check_digest and lock.lock_digest != content_digest(data):
+        raise SchemaRouterError(
+            f"{display}: lock_digest does not match the lock's content: the lock was edited by hand. "
+            "Restore it from git (`sr verify` names what differs from the committed lock)"
+        )
+    return lock
 
 
 def lock_json(lock: FreezeLock) -> str:
@@ -116,9 +196,9 @@ def lock_json(lock: FreezeLock) -> str:
 
 
 def write_lock(path: Path, lock: FreezeLock) -> None:
-    """Write the lock atomically (a reader never sees half a file)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(lock_json(lock), encoding="utf-8")
+    """Write the lock, sealed with its digest, atomically (a reader never sees half a file)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(lock_json(lock.sealed()), encoding="utf-8")
     os.replace(tmp, path)
 
 
@@ -126,7 +206,8 @@ def write_lock(path: Path, lock: FreezeLock) -> None:
 def lock_guard(paths: ProjectPaths) -> Iterator[None]:
     """Serialize read-modify-write of the lock between processes (a guard file under build/)."""
     paths.build_dir.mkdir(parents=True, exist_ok=True)
-    with (paths.build_dir / ".freeze-lock.guard").open("a") as guard:
+    name = ".freeze-lock.guard" if paths.experiment is None else f".freeze-lock-{paths.experiment}.guard"
+    with (paths.build_dir / name).open("a") as guard:
         fcntl.flock(guard, fcntl.LOCK_EX)
         try:
             yield
@@ -135,24 +216,24 @@ def lock_guard(paths: ProjectPaths) -> Iterator[None]:
 
 
 def record_scoring_started(paths: ProjectPaths, run_id: str, *, compiled: CompiledSpec) -> ScoringStarted:
-    """Record in spec/freeze.lock that the first scored run, ``run_id``, started under ``compiled``.
+    """Record in the experiment's lock that the first scored run, ``run_id``, started under ``compiled``.
 
     Refuses a draft and a compiled spec whose freeze root is not the lock's. Idempotent: when scoring
     already started, the first record is returned unchanged. From then on ``sr freeze`` refuses any change
-    to a frozen file. The caller should commit spec/freeze.lock.
+    to a frozen file. The caller should commit the lock.
     """
     if compiled.build.draft or compiled.build.freeze is None:
         raise SchemaRouterError(
             "a draft (unfrozen) spec cannot be scored; run `sr freeze --reason ...` first"
         )
     with lock_guard(paths):
-        lock = read_lock(paths.lock_file)
+        lock = read_lock(paths.lock_file, display=paths.lock_display)
         if lock is None:
-            raise SchemaRouterError(f"{paths.lock_file}: no freeze lock; a draft cannot be scored")
+            raise SchemaRouterError(f"{paths.lock_display}: no freeze lock; a draft cannot be scored")
         if lock.root != compiled.build.freeze.root:
             raise SchemaRouterError(
-                f"the compiled spec was frozen at {compiled.build.freeze.root}, but spec/freeze.lock is now "
-                f"at {lock.root}; recompile (sr compile) before scoring"
+                f"the compiled spec was frozen at {compiled.build.freeze.root}, but {paths.lock_display} is "
+                f"now at {lock.root}; recompile (sr compile) before scoring"
             )
         if lock.scoring_started is not None:
             return lock.scoring_started
@@ -163,5 +244,5 @@ def record_scoring_started(paths: ProjectPaths, run_id: str, *, compiled: Compil
 
 def scoring_started(paths: ProjectPaths) -> ScoringStarted | None:
     """The first scored run recorded in the lock, or None (also when there is no lock)."""
-    lock = read_lock(paths.lock_file)
+    lock = read_lock(paths.lock_file, display=paths.lock_display)
     return None if lock is None else lock.scoring_started

@@ -7,6 +7,7 @@ stderr and exit code 1, never a traceback.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,6 +43,23 @@ app = typer.Typer(
 )
 
 
+@dataclass(frozen=True)
+class _RootOptions:
+    project_dir: Path | None
+    experiment: str | None
+
+
+ExperimentOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--experiment",
+        "-e",
+        help="The experiment to work on (default: the project file's default_experiment).",
+        show_default=False,
+    ),
+]
+
+
 @app.callback()
 def _root(
     ctx: typer.Context,
@@ -53,14 +71,24 @@ def _root(
             help="The SchemaRouter project to work on (default: the current directory).",
         ),
     ] = None,
+    experiment: Annotated[
+        str | None,
+        typer.Option(
+            "--experiment",
+            envvar="SR_EXPERIMENT",
+            help="The experiment every command works on (each command also takes --experiment).",
+        ),
+    ] = None,
 ) -> None:
-    ctx.obj = ProjectPaths.at(project_dir)
+    ctx.obj = _RootOptions(project_dir, experiment)
 
 
-def paths(ctx: typer.Context) -> ProjectPaths:
-    """The project paths chosen by ``--project-dir`` (or the current directory)."""
+def paths(ctx: typer.Context, experiment: str | None = None) -> ProjectPaths:
+    """The paths of the experiment chosen by the command's ``--experiment`` (else the root option's, else
+    the project's default) in the project chosen by ``--project-dir`` (or the current directory)."""
     obj = ctx.find_root().obj
-    return obj if isinstance(obj, ProjectPaths) else ProjectPaths.at()
+    root = obj if isinstance(obj, _RootOptions) else _RootOptions(None, None)
+    return ProjectPaths.at(root.project_dir, experiment=experiment or root.experiment)
 
 
 def fail(message: str) -> typer.Exit:
@@ -72,6 +100,7 @@ def fail(message: str) -> typer.Exit:
 def _register_all() -> None:
     from schemarouter.cli import (  # noqa: F401  (each module registers its commands)
         engine_commands,
+        experiment_commands,
         generate_commands,
         llm_commands,
         retrieval_commands,

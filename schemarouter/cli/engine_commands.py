@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.cli.app import app, paths
+from schemarouter.cli.app import ExperimentOpt, app, paths
 
 
 @app.command()
@@ -26,13 +26,14 @@ def episode(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the full trace JSON here.")
     ] = None,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Run one episode and print its trace: exposure, retrieval calls, decisions, gate, results, state."""
     from schemarouter.runtime.engine.show import render_trace
     from schemarouter.workflow import run_single_episode
 
     trace = run_single_episode(
-        paths=paths(ctx),
+        paths=paths(ctx, experiment),
         task_id=task_id,
         condition_id=condition,
         catalog_size=catalog,

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from schemarouter.cli.app import app, fail, paths
+from schemarouter.cli.app import ExperimentOpt, app, fail, paths
 from schemarouter.cli.surface_group import surface_app
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
@@ -35,10 +35,11 @@ def generate_command(
     check: Annotated[
         bool, typer.Option("--check", help="Exit 1 unless regenerating gives byte-identical files.")
     ] = False,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Generate catalogs/ (catalogs of every size and the task surface) from spec/ and the seeds."""
     try:
-        changed, ok = run_generate(project=paths(ctx), check=check)
+        changed, ok = run_generate(project=paths(ctx, experiment), check=check)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     if check:
@@ -113,9 +114,9 @@ def print_surface_stats(*, project: ProjectPaths, console: Console) -> None:
 
 
 @surface_app.command("stats")
-def surface_stats_command(ctx: typer.Context) -> None:
+def surface_stats_command(ctx: typer.Context, experiment: ExperimentOpt = None) -> None:
     """Counts of the frozen surface per stratum x language: plan lengths, distractors, hazards, grants."""
     try:
-        print_surface_stats(project=paths(ctx), console=Console(width=max(Console().width, 140)))
+        print_surface_stats(project=paths(ctx, experiment), console=Console(width=max(Console().width, 140)))
     except SchemaRouterError as err:
         raise fail(str(err)) from None

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.cli.app import app, paths
+from schemarouter.cli.app import ExperimentOpt, app, paths
 
 
 @app.command("llm-smoke")
@@ -15,11 +15,12 @@ def llm_smoke(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Call the server even for cached calls.")
     ] = False,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Serve Gemma 3 270M with llama.cpp on loopback, run a 20-episode subset with the openai agent,
     score it as its own terminal set, and stop the server. Needs `pip install -e '.[llm]'`."""
     from schemarouter.llm_smoke import run_smoke
 
-    result = run_smoke(paths=paths(ctx), no_cache=no_cache)
+    result = run_smoke(paths=paths(ctx, experiment), no_cache=no_cache)
     typer.echo(f"llm smoke: {result.run_dir} in {result.wall_s:.1f} s; model calls: {result.model_calls}")
     typer.echo(f"server log: {result.server_log}")

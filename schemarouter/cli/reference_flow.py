@@ -34,24 +34,27 @@ from schemarouter.runtime.scoring import ScoringSpec
 from schemarouter.runtime.scoring.report_json import REPORT_FILE
 from schemarouter.runtime.scoring.score import compute_scores
 
-COPIED_DIRS = ("spec", "catalogs")
-
 
 @contextmanager
 def scratch_project(paths: ProjectPaths, *, purpose: str) -> Iterator[ProjectPaths]:
-    """A frozen copy of the project's spec/ and catalogs/ under build/, deleted on exit."""
+    """A frozen copy of the experiment's spec/ and catalogs/ under build/, in the flat layout, deleted on
+    exit. When the experiment's lock verifies, the copy keeps it (so the copy's root is the recorded
+    root, annexes included); otherwise the copy is frozen afresh."""
+    from schemarouter.compiler.verify import verify_project
+
     paths.build_dir.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix=f"{purpose}-", dir=paths.build_dir))
+    keep_lock = paths.lock_file.is_file() and verify_project(paths).clean
     try:
-        for top in COPIED_DIRS:
-            if (paths.root / top).is_dir():
-                shutil.copytree(
-                    paths.root / top,
-                    root / top,
-                    ignore=shutil.ignore_patterns(".*", "__pycache__", paths.lock_file.name),
-                )
+        for source, top in ((paths.spec_dir, "spec"), (paths.catalogs_dir, "catalogs")):
+            if source.is_dir():
+                skipped = (".*", "__pycache__", *(() if keep_lock else (paths.lock_file.name,)))
+                shutil.copytree(source, root / top, ignore=shutil.ignore_patterns(*skipped))
+        if keep_lock:
+            shutil.copyfile(paths.lock_file, root / "spec" / paths.lock_file.name)
         scratch = ProjectPaths.at(root)
-        freeze_project(scratch, reason=f"scratch copy for {purpose}")
+        if not keep_lock:
+            freeze_project(scratch, reason=f"scratch copy for {purpose}")
         yield scratch
     finally:
         shutil.rmtree(root, ignore_errors=True)

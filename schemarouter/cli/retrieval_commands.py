@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from schemarouter.cli.app import app, fail, paths
+from schemarouter.cli.app import ExperimentOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.cli.surface_group import surface_app
 from schemarouter.errors import SchemaRouterError
@@ -118,11 +118,17 @@ def retrieve_command(
     ] = None,
     k: Annotated[int, typer.Option("-k", "--k", min=0, help="How many routes to return.")] = 5,
     retriever_spec: SpecOption = None,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Show the ranking of a query (or of a query plus observable state), with scores."""
     try:
         call = retrieve(
-            project=paths(ctx), catalog_size=catalog, query=query, state_file=state, k=k, spec=retriever_spec
+            project=paths(ctx, experiment),
+            catalog_size=catalog,
+            query=query,
+            state_file=state,
+            k=k,
+            spec=retriever_spec,
         )
     except SchemaRouterError as err:
         raise fail(str(err)) from None
@@ -147,11 +153,14 @@ def surface_recall_command(
     cells: Annotated[bool, typer.Option(help="Also print every catalog x stratum x language cell.")] = True,
     misses: Annotated[bool, typer.Option(help="List the tasks whose top k misses a required route.")] = False,
     retriever_spec: SpecOption = None,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Static top-k recall of the required routes for the original queries (a fact about the surface)."""
     sizes = _sizes(catalogs, "--catalogs")
     try:
-        results = surface_recall(project=paths(ctx), catalog_sizes=sizes, k=k, spec=retriever_spec)
+        results = surface_recall(
+            project=paths(ctx, experiment), catalog_sizes=sizes, k=k, spec=retriever_spec
+        )
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     console = make_console()
@@ -184,11 +193,14 @@ def bench_retrieval_command(
         int, typer.Option(min=1, help="Timed passes over all queries (after one warm-up).")
     ] = 5,
     bm25s: Annotated[bool, typer.Option(help="Also measure bm25s on the same corpus and queries.")] = True,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s."""
     sizes = _sizes(synthetic, "--synthetic")
     try:
-        rows = bench_retrieval(project=paths(ctx), synthetic_sizes=sizes, repeats=repeats, with_bm25s=bm25s)
+        rows = bench_retrieval(
+            project=paths(ctx, experiment), synthetic_sizes=sizes, repeats=repeats, with_bm25s=bm25s
+        )
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     make_console(log_width=220).print(_bench_table(rows))

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.cli.app import app, fail, paths
+from schemarouter.cli.app import ExperimentOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.errors import SchemaRouterError
 
@@ -84,11 +84,12 @@ def run(
         int | None,
         typer.Option(min=1, help="Episodes in flight against a model server at once (sets --workers)."),
     ] = None,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Run the experiment (all 2,700 episodes by default), then score it and print the gate verdict."""
     from schemarouter.cli import run_flow
 
-    project = paths(ctx)
+    project = paths(ctx, experiment)
     agent_options = {
         "base_url": base_url,
         "model": model,
@@ -146,6 +147,7 @@ def score(
         ),
     ] = None,
     plots: Annotated[bool, typer.Option(help="Write the PNG plots.")] = True,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Score a terminal run (or merge its shards) and print the gate verdict.
 
@@ -154,7 +156,7 @@ def score(
     from schemarouter.cli import run_flow
 
     try:
-        run_flow.score_runs(paths=paths(ctx), run_dirs=run_dirs, out=out, plots=plots)
+        run_flow.score_runs(paths=paths(ctx, experiment), run_dirs=run_dirs, out=out, plots=plots)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
 
@@ -169,6 +171,7 @@ def golden(
         typer.Option(help="Use this scored, full reference run instead of running a fresh one."),
     ] = None,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes for a fresh run.")] = 2,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Pin (--update) or check (--check) the reference run's gate output and metric point estimates.
 
@@ -180,7 +183,9 @@ def golden(
     if update == check:
         raise fail("give exactly one of --update and --check")
     try:
-        ok = reference_flow.golden(paths=paths(ctx), update=update, run_dir=run_dir, workers=workers)
+        ok = reference_flow.golden(
+            paths=paths(ctx, experiment), update=update, run_dir=run_dir, workers=workers
+        )
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     raise typer.Exit(0 if ok else 1)
@@ -190,6 +195,7 @@ def golden(
 def bench_run(
     ctx: typer.Context,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 2,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Time the full reference run (episodes) and the bootstrap separately; print episodes per second.
 
@@ -199,6 +205,6 @@ def bench_run(
     from schemarouter.cli import reference_flow
 
     try:
-        reference_flow.bench(paths=paths(ctx), workers=workers)
+        reference_flow.bench(paths=paths(ctx, experiment), workers=workers)
     except SchemaRouterError as err:
         raise fail(str(err)) from None

@@ -6,12 +6,12 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.cli.app import app, fail, paths
+from schemarouter.cli.app import ExperimentOpt, app, fail, paths
 from schemarouter.errors import SchemaRouterError
 
 
 @app.command()
-def validate(ctx: typer.Context) -> None:
+def validate(ctx: typer.Context, experiment: ExperimentOpt = None) -> None:
     """Check every spec/<name>.yaml against spec/schema/<name>.schema.json, then against the seed.
 
     Reports every problem at once, one line each, sorted by position, as file:line:col: key.path: message.
@@ -22,7 +22,7 @@ def validate(ctx: typer.Context) -> None:
     from schemarouter.compiler import validate_project
 
     try:
-        validated = validate_project(paths(ctx))
+        validated = validate_project(paths(ctx, experiment))
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     typer.echo(f"spec: {len(validated.names)} files valid ({', '.join(validated.names)})")
@@ -38,6 +38,7 @@ def freeze(
             help="Why the specs are (re-)frozen; kept in the lock's history beside the root hash.",
         ),
     ],
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Validate, then write spec/freeze.lock: a sha256 per frozen file, a root hash, the time and git commit.
 
@@ -49,29 +50,44 @@ def freeze(
     from schemarouter.compiler import freeze_project
 
     try:
-        result = freeze_project(paths(ctx), reason=reason)
+        result = freeze_project(paths(ctx, experiment), reason=reason)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     typer.echo(result.message())
 
 
 @app.command()
-def verify(ctx: typer.Context) -> None:
-    """Recompute the frozen files' hashes and compare them with spec/freeze.lock; exit 1 on any drift.
+def verify(
+    ctx: typer.Context,
+    all_experiments: Annotated[
+        bool, typer.Option("--all", help="Verify every frozen experiment of the project (drafts are listed).")
+    ] = False,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history",
+            help="Also walk the locks through the branch's git history: a scoring record or freeze entry "
+            "that disappears, or a recorded root rewritten, fails naming the commit.",
+        ),
+    ] = False,
+    experiment: ExperimentOpt = None,
+) -> None:
+    """Recompute the frozen files' hashes and compare them with the experiment's lock; exit 1 on any drift.
 
     Names each file added, removed or changed.
     For a spec file it says what changed in the data, e.g. state_contract.allowed: field "foo" added.
     For a catalog it names the route or task ids added, removed or changed.
+    The lock is checked against itself (its lock_digest) and against the lock committed at HEAD.
     """
-    from schemarouter.compiler import verify_project
+    from schemarouter.application.verify import verify_experiments
 
-    try:
-        report = verify_project(paths(ctx))
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
-    if not report.clean:
-        raise fail(report.message())
-    typer.echo(report.message())
+    outcome = verify_experiments(paths(ctx, experiment), all_experiments=all_experiments, history=history)
+    for line in outcome.lines:
+        typer.echo(line)
+    for line in outcome.errors:
+        typer.echo(line, err=True)
+    if not outcome.ok:
+        raise typer.Exit(1)
 
 
 @app.command("compile")
@@ -81,6 +97,7 @@ def compile_command(
         bool,
         typer.Option("--require-frozen", help="Refuse to compile a draft (no spec/freeze.lock)."),
     ] = False,
+    experiment: ExperimentOpt = None,
 ) -> None:
     """Validate, verify against spec/freeze.lock, and write build/compiled.json for the runtime.
 
@@ -89,13 +106,13 @@ def compile_command(
     """
     from schemarouter.compiler import compile_project
 
-    project = paths(ctx)
+    project = paths(ctx, experiment)
     try:
         spec = compile_project(project, require_frozen=require_frozen)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     target = project.compiled_manifest.relative_to(project.root).as_posix()
     if spec.build.freeze is None:
-        typer.echo(f"{target}: compiled a DRAFT (no spec/freeze.lock); scoring will refuse it")
+        typer.echo(f"{target}: compiled a DRAFT (no {project.lock_display}); scoring will refuse it")
     else:
         typer.echo(f"{target}: compiled, frozen at {spec.build.freeze.root}")

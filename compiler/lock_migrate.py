@@ -1,0 +1,96 @@
+"""``sr lock migrate``: rewrite a version-1 lock as version 2, keeping its root and every record.
+
+A version-1 harness kept the protocol in its code; version 2 reads it from ``spec/protocol.yaml``.
+Migrating annexes that file (and its schema) to the lock without changing the root: the root, the
+file digests, the history and the scoring record stay as they were, and the migration is recorded with
+the sha256 of the old lock. It is refused unless every file of the old lock still matches, the only
+new files are the protocol's, and the specs validate (so the protocol agrees with the frozen specs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+
+from pydantic import ValidationError
+
+from schemarouter.compiler.canonical import root_digest
+from schemarouter.compiler.deviations import PROTOCOL_FILES
+from schemarouter.compiler.experiments import experiment_id_of
+from schemarouter.compiler.frozen_files import is_snapshotted
+from schemarouter.compiler.validate import validate_project
+from schemarouter.compiler.verify import current_fingerprints
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+from schemarouter.runtime.spec_model import FileDigest, FreezeLock
+from schemarouter.runtime.spec_model.lock import (
+    LOCK_VERSION,
+    Annex,
+    Migration,
+    lock_guard,
+    read_lock_data,
+    write_lock,
+)
+
+
+def migrate_lock(paths: ProjectPaths, *, reason: str, now: datetime | None = None) -> str:
+    """Migrate the experiment's lock to the current version; the message says what was done."""
+    display = paths.lock_display
+    reason = reason.strip() or "lock format version 2: the protocol is read from spec/protocol.yaml"
+    with lock_guard(paths):
+        raw = paths.lock_file.read_bytes() if paths.lock_file.is_file() else None
+        data = read_lock_data(paths.lock_file, display=display)
+        if data is None or raw is None:
+            raise SchemaRouterError(f"{display}: not found; nothing to migrate")
+        if data.get("lock_version") == LOCK_VERSION:
+            return f"{display}: already lock_version {LOCK_VERSION}"
+        if data.get("lock_version") != 1:
+            raise SchemaRouterError(
+                f"{display}: lock_version {data.get('lock_version')!r} cannot be migrated"
+            )
+        try:
+            files = {p: FileDigest.model_validate(d) for p, d in data["files"].items()}
+        except (KeyError, AttributeError, ValidationError) as err:
+            raise SchemaRouterError(f"{display}: corrupt version-1 lock: {err}") from None
+        if root_digest(files).digest != data["root"]["digest"]:
+            raise SchemaRouterError(f"{display}: corrupt: its root is not the root of its file list")
+        current = current_fingerprints(paths)
+        drift = [p for p in sorted(files) if p not in current or current[p].digest != files[p]]
+        if drift:
+            raise SchemaRouterError(
+                "\n".join([f"{paths.display(p)}: differs from the version-1 lock" for p in drift])
+                + "\nnothing was migrated: restore the frozen files first"
+            )
+        extra = sorted(set(current) - set(files))
+        if set(extra) - PROTOCOL_FILES:
+            raise SchemaRouterError(
+                "\n".join(
+                    f"{paths.display(p)}: not in the version-1 lock" for p in extra if p not in PROTOCOL_FILES
+                )
+                + "\nnothing was migrated: only the protocol file and its schema may be annexed"
+            )
+        validate_project(paths)
+        at = now or datetime.now(UTC).replace(microsecond=0)
+        annexes = tuple(Annex(path=p, digest=current[p].digest, reason=reason, at=at) for p in extra)
+        snapshots = dict(data.get("snapshots", {}))
+        snapshots.update({p: current[p].data for p in extra if is_snapshotted(p) and current[p].is_data})
+        migration = Migration(
+            from_version=1, at=at, reason=reason, previous_lock_sha256=hashlib.sha256(raw).hexdigest()
+        )
+        body = {k: v for k, v in data.items() if k not in ("lock_version", "snapshots")}
+        try:
+            lock = FreezeLock.model_validate(
+                {
+                    **body,
+                    "lock_version": LOCK_VERSION,
+                    "experiment_id": experiment_id_of(paths),
+                    "snapshots": snapshots,
+                    "annexes": [a.model_dump(mode="json") for a in annexes],
+                    "migrations": [migration.model_dump(mode="json")],
+                }
+            )
+        except ValidationError as err:
+            raise SchemaRouterError(f"{display}: cannot be migrated: {err}") from None
+        write_lock(paths.lock_file, lock)
+    names = ", ".join(paths.display(p) for p in extra) or "none"
+    return f"{display}: migrated to lock_version {LOCK_VERSION}; root {lock.root} unchanged; annexed: {names}"

@@ -1,0 +1,122 @@
+"""The experiment's protocol file (``spec/<id>/protocol.yaml``), read for the semantic checks.
+
+The protocol is the preregistration's independent record: the other spec files are checked against
+it, so the spec still says what the protocol says. 0.14's protocol quotes the seed's own words beside
+each value. Nothing here holds a value of any experiment: it only gives the file's data names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from schemarouter.compiler.issues import SpecIssue
+from schemarouter.compiler.semantic_view import SpecView
+
+NAME = "protocol"
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Named views of a schema-valid protocol.yaml."""
+
+    data: dict[str, Any]
+
+    @property
+    def experiment_id(self) -> str:
+        return str(self.data["experiment_id"])
+
+    @property
+    def tracking_issue(self) -> str:
+        return str(self.data["tracking_issue"])
+
+    @property
+    def catalog_sizes(self) -> list[int]:
+        return list(self.data["catalogs"]["sizes"])
+
+    @property
+    def surface(self) -> dict[str, Any]:
+        return dict(self.data["surface"])
+
+    @property
+    def stratum_ids(self) -> list[str]:
+        return [s["id"] for s in self.data["surface"]["strata"]]
+
+    @property
+    def bootstrap(self) -> dict[str, Any]:
+        return dict(self.data["bootstrap"])
+
+    @property
+    def query_item(self) -> str:
+        return str(self.data["state"]["query_item"])
+
+    @property
+    def allowed_state(self) -> list[str]:
+        return [a["name"] for a in self.data["state"]["allowed"]]
+
+    @property
+    def forbidden(self) -> dict[str, str]:
+        """Forbidden item id -> the protocol's words for it."""
+        return {f["id"]: f["quote"] for f in self.data["state"]["forbidden"]}
+
+    @property
+    def condition_ids(self) -> list[str]:
+        return list(self.data["conditions"]["ids"])
+
+    @property
+    def treatment(self) -> str:
+        return str(self.data["conditions"]["treatment"])
+
+    @property
+    def comparator(self) -> str:
+        return str(self.data["conditions"]["comparator"])
+
+    @property
+    def limits(self) -> dict[str, int]:
+        return dict(self.data["conditions"]["limits"])
+
+    @property
+    def metric_ids(self) -> list[str]:
+        return list(self.data["metrics"]["ids"])
+
+    @property
+    def gate_criteria(self) -> dict[str, tuple[str, str, float]]:
+        """Criterion code -> (metric, operator, threshold)."""
+        return {
+            c["code"]: (c["metric"], c["operator"], c["threshold"]) for c in self.data["gate"]["criteria"]
+        }
+
+
+def protocol_of(view: SpecView) -> Protocol:
+    return Protocol(view.data(NAME))
+
+
+def check_protocol_coherent(view: SpecView) -> Iterator[SpecIssue]:
+    """The protocol agrees with itself: treatment and comparator are its conditions, its gate's metrics
+    are its metrics, its strata count is its strata, its cells multiply to its total."""
+    protocol = protocol_of(view)
+    for key in ("treatment", "comparator"):
+        if getattr(protocol, key) not in protocol.condition_ids:
+            yield view.issue(
+                NAME, ("conditions", key), f"{getattr(protocol, key)!r} is not in conditions.ids"
+            )
+    for index, criterion in enumerate(protocol.data["gate"]["criteria"]):
+        if criterion["metric"] not in protocol.metric_ids:
+            yield view.issue(
+                NAME, ("gate", "criteria", index, "metric"), f"{criterion['metric']!r} is not in metrics.ids"
+            )
+    surface = protocol.surface
+    if len(protocol.stratum_ids) != surface["strata_count"]:
+        yield view.issue(
+            NAME,
+            ("surface", "strata_count"),
+            f"{surface['strata_count']} differs from the {len(protocol.stratum_ids)} strata listed",
+        )
+    cells = surface["tasks_per_cell"] * surface["strata_count"] * surface["language_count"]
+    if cells != surface["total_tasks"]:
+        yield view.issue(
+            NAME,
+            ("surface", "total_tasks"),
+            f"{surface['total_tasks']} is not tasks_per_cell x strata_count x language_count = {cells}",
+        )

@@ -1,0 +1,52 @@
+"""``sr verify``: one experiment, or all, and optionally the locks' git history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from schemarouter.compiler.lock_history import history_problems
+from schemarouter.compiler.verify import verify_project
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths, experiment_ids
+
+
+@dataclass
+class VerifyOutcome:
+    """What verify prints, and whether everything held."""
+
+    ok: bool = True
+    lines: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def fail(self, text: str) -> None:
+        self.ok = False
+        self.errors.append(text)
+
+
+def verify_experiments(paths: ProjectPaths, *, all_experiments: bool, history: bool) -> VerifyOutcome:
+    """Verify the chosen experiment (or every experiment with a lock) and, with ``history``, the
+    append-only record of every lock through git history."""
+    outcome = VerifyOutcome()
+    targets = [paths]
+    if all_experiments and paths.experiment is not None:
+        targets = [paths.with_experiment(e) for e in experiment_ids(paths.root)]
+    for target in targets:
+        if all_experiments and not target.lock_file.exists():
+            outcome.lines.append(f"{target.lock_display}: none; experiment {target.experiment} is a draft")
+            continue
+        try:
+            report = verify_project(target)
+        except SchemaRouterError as err:
+            outcome.fail(str(err))
+            continue
+        if report.clean:
+            outcome.lines.append(report.message())
+        else:
+            outcome.fail(report.message())
+    if history:
+        commits, problems = history_problems(paths.root)
+        for problem in problems:
+            outcome.fail(f"history: {problem}")
+        if not problems:
+            outcome.lines.append(f"history: OK, {commits} commits touching spec/: every lock only grew")
+    return outcome
