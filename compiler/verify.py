@@ -23,6 +23,7 @@ from schemarouter.compiler.canonical import (
     root_digest,
     sha256_hex,
 )
+from schemarouter.compiler.experiments import experiment_id_of
 from schemarouter.compiler.frozen_files import frozen_paths
 from schemarouter.compiler.lock_history import head_lock_problems
 from schemarouter.compiler.semantic_diff import describe_changes
@@ -110,7 +111,17 @@ def verify_project(paths: ProjectPaths, *, current: dict[str, Fingerprint] | Non
         current = current_fingerprints(paths)
     rooted = {p: f.digest for p, f in current.items() if p not in lock.annexed}
     report = VerifyReport(lock=lock, current=current, root=root_digest(rooted), display=display)
-    report.lock_problems = lock_consistency_problems(lock) + head_lock_problems(paths, lock)
+    stated = experiment_id_of(paths)
+    report.lock_problems = [
+        *(
+            [f"experiment_id {lock.experiment_id!r} is not experiment.yaml's {stated!r}"]
+            if lock.experiment_id != stated
+            else []
+        ),
+        *lock_consistency_problems(lock),
+        *catalog_item_problems(lock, current),
+        *head_lock_problems(paths, lock),
+    ]
     frozen = lock.all_files
     report.removed = sorted(set(frozen) - set(current))
     report.added = sorted(set(current) - set(frozen))
@@ -127,11 +138,38 @@ def lock_consistency_problems(lock: FreezeLock) -> list[str]:
         problems.append("corrupt: its root is not the root of its file list")
     if lock.annexed.keys() & lock.files.keys():
         problems.append("corrupt: a file is both in the root and annexed")
+    latest = lock.history[-1] if lock.history else None
+    if latest is None or latest.root != lock.root:
+        problems.append("corrupt: the latest history entry is not the lock's root")
+    elif (latest.frozen_at, latest.reason, latest.git, latest.files) != (
+        lock.frozen_at,
+        lock.reason,
+        lock.git,
+        len(lock.files),
+    ):
+        problems.append(
+            "corrupt: frozen_at, reason, git or the file count differ from the latest history entry"
+        )
+    if lock.scoring_started is not None and lock.scoring_started.root != lock.root:
+        problems.append("corrupt: scoring started under another root than the lock's")
     files = lock.all_files
     for path, data in sorted(lock.snapshots.items()):
         frozen = files.get(path)
         if frozen is None or frozen.canonical == "bytes-lf" or sha256_hex(jcs(data)) != frozen.digest:
             problems.append(f"corrupt: the snapshot of {path} does not match its digest")
+    return problems
+
+
+def catalog_item_problems(lock: FreezeLock, current: dict[str, Fingerprint]) -> list[str]:
+    """The per-item digests of a catalog whose file still matches must be that file's items."""
+    problems = []
+    for path, frozen in sorted(lock.catalog_items.items()):
+        now = current.get(path)
+        if now is None or now.digest != lock.files.get(path) or now.data is None:
+            continue
+        found = item_digests(now.data)
+        if found is None or found[0] != frozen.key or found[1] != frozen.items:
+            problems.append(f"corrupt: catalog_items of {path} do not match the frozen file")
     return problems
 
 

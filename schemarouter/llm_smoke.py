@@ -33,7 +33,13 @@ from schemarouter.runtime.run.executor import die_with_parent
 
 MODEL_ALIAS = "gemma-3-270m-q4_k_m"
 SMOKE_TASKS = ",".join(f"S{s}-{lang}-01" for lang in ("en", "ko") for s in range(1, 6))
-SMOKE_CONDITIONS = "SR-5-STATIC,SR-5-STATE-AWARE"
+
+
+def smoke_conditions(compiled: Any) -> str:
+    """The experiment's first static top-k condition and the gate's treatment (0.14: SR-5-STATIC and
+    SR-5-STATE-AWARE): the smallest pair that exercises both retrieval paths."""
+    static = [c.id for c in compiled.conditions if c.policy == "static_topk"][:1]
+    return ",".join([*static, compiled.gate.treatment])
 
 
 @dataclass(frozen=True)
@@ -117,7 +123,9 @@ def _wait_healthy(base_url: str, process: subprocess.Popen[Any], log_path: Path,
 def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: bool = False) -> SmokeResult:
     """Serve the model, run the smoke subset with the openai agent, score it, stop the server."""
     from schemarouter.cli.run_flow import run_experiment
+    from schemarouter.compiler import compile_project
 
+    compiled = compile_project(paths, write_manifest=False)
     model = model_path()
     smoke_dir = paths.runs_dir / "llm-smoke"
     log_path = smoke_dir / "server.log"
@@ -126,8 +134,8 @@ def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: boo
         outcome = run_experiment(
             paths=paths,
             agent="openai",
-            conditions=SMOKE_CONDITIONS,
-            catalogs="100",
+            conditions=smoke_conditions(compiled),
+            catalogs=str(min(compiled.experiment.catalog_sizes)),
             tasks=SMOKE_TASKS,
             run_dir=run_dir,
             workers=1,

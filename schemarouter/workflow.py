@@ -32,7 +32,7 @@ def run_single_episode(
     *,
     paths: ProjectPaths,
     task_id: str,
-    condition_id: str,
+    condition_id: str | None,
     catalog_size: int,
     agent: str = "reference",
     tokenizer_path: str | None = None,
@@ -41,5 +41,6 @@ def run_single_episode(
         paths=paths, catalog_sizes=(catalog_size,), agent=agent, tokenizer_path=tokenizer_path
     )
     task = resources.task(task_id)
+    condition_id = condition_id or resources.compiled.gate.treatment
     resources.condition(condition_id)
     return run_episode(resources=resources, task=task, condition_id=condition_id, catalog_size=catalog_size)

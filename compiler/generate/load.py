@@ -74,11 +74,15 @@ def _read_yaml(path: Path, *, yaml11_booleans: bool = False) -> tuple[Any, str]:
     return loaded.data, hashlib.sha256(raw).hexdigest()
 
 
+SCALAR_READING_LEGACY = "yaml-1.1-booleans"
+SCALAR_READING_CORE = "yaml-1.2-core"
+
+
 def legacy_booleans(spec_dir: Path) -> bool:
     """Whether generation reads YAML 1.1 boolean words as booleans (0.14's known defect): unless
     generator.yaml says ``scalar_reading: yaml-1.2-core``."""
     data, _ = _read_yaml(spec_dir / "generator.yaml")
-    return not (isinstance(data, dict) and data.get("scalar_reading") == "yaml-1.2-core")
+    return not (isinstance(data, dict) and data.get("scalar_reading") == SCALAR_READING_CORE)
 
 
 def _validate(spec_dir: Path, name: str, data: Any) -> None:

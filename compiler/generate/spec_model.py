@@ -149,3 +149,9 @@ class GeneratorDef(_Raw):
     times: Localized = Field(description="Time rendering per language.")
     world: WorldDef = Field(description="World settings.")
     surface: SurfaceDef = Field(description="Surface settings.")
+    scalar_reading: str | None = Field(
+        default=None,
+        description="How generation reads plain scalars: absent or yaml-1.1-booleans (the known defect "
+        "of experiments generated before the field existed), "
+        "or yaml-1.2-core.",
+    )

@@ -27,9 +27,12 @@ def make_console(log_width: int = LOG_WIDTH) -> Console:
     return console
 
 
-def print_verdict(console: Console, report: dict[str, Any]) -> None:
-    """The gate verdict and a short criteria table: code, metric, statistic, value, CI, threshold, passed."""
+def print_verdict(console: Console, report: dict[str, Any], *, identity: str | None = None) -> None:
+    """The gate verdict and a short criteria table: code, metric, statistic, value, CI, threshold, passed.
+
+    ``identity``: the experiment and its lineage (``identity_line``), printed above the table."""
     gate = report["gate"]
+    console.print(identity or f"Experiment {report['experiment_id']}")
     style = {"PASS": "bold green", "FAIL": "bold red"}.get(gate["verdict"], "bold yellow")
     table = Table(
         title=f"Gate: {gate['treatment']} vs {gate['comparator']}", title_justify="left", box=box.SIMPLE_HEAD

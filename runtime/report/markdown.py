@@ -9,12 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from schemarouter.runtime.report.plots import PLOT_FILES
+from schemarouter.runtime.spec_model.identity import Lineage, identity_line
 
 REPORT_MD_FILE = "report.md"
 
 
-def render_markdown(report: dict[str, Any], latency: dict[str, Any] | None, titles: dict[str, str]) -> str:
-    """``titles`` maps metric IDs to their spec titles."""
+def render_markdown(
+    report: dict[str, Any],
+    latency: dict[str, Any] | None,
+    titles: dict[str, str],
+    lineage: Lineage | None = None,
+) -> str:
+    """``titles`` maps metric IDs to their spec titles; ``lineage`` is a successor's parent and deviations."""
     scope, boot, gate = report["scope"], report["bootstrap"], report["gate"]
     catalogs = [str(k) for k in scope["catalogs"]]
     verdict = gate["verdict"]
@@ -24,6 +30,7 @@ def render_markdown(report: dict[str, Any], latency: dict[str, Any] | None, titl
     ]
     if not scope["preregistered"]:
         lines += ["> Sub-scope run: this is not the preregistered experiment's verdict.", ""]
+    lines += [f"- {identity_line(report['experiment_id'], lineage)}."]
     lines += [
         f"- Scope: {len(scope['conditions'])} conditions x {len(catalogs)} catalog sizes x "
         f"{scope['tasks']} tasks = {scope['episodes']:,} episodes; agent `{report['agent']}`.",
@@ -54,6 +61,7 @@ def render_markdown(report: dict[str, Any], latency: dict[str, Any] | None, titl
         lines += _metric_table(report, k, titles)
     lines += _difference_table(report, catalogs, titles)
     lines += _latency_table(latency, catalogs, report["scope"]["conditions"])
+    lines += _lineage_section(lineage)
     lines += ["## Plots", ""] + [f"![{name}]({name})" for name in PLOT_FILES] + [""]
     return "\n".join(lines)
 
@@ -140,3 +148,32 @@ def _num(value: float | None) -> str:
     if abs(value) >= 100:
         return f"{value:,.1f}"
     return f"{value:.4g}" if abs(value) >= 0.001 or value == 0 else f"{value:.2e}"
+
+
+def _lineage_section(lineage: Lineage | None) -> list[str]:
+    """A successor's parent and every declared deviation, the protocol's changes first and apart."""
+    if lineage is None:
+        return []
+    root = f"`{lineage.parent_root}`" if lineage.parent_root else "a draft"
+    lines = [
+        "## Lineage and declared deviations",
+        "",
+        f"Successor of {lineage.parent} (root {root}): {lineage.reason}",
+        "",
+    ]
+    for kind, heading in (
+        ("protocol", "Changes to the protocol"),
+        ("spec", "Other spec changes"),
+        ("catalog", "Catalog changes"),
+    ):
+        group = [d for d in lineage.deviations if d.kind == kind]
+        if not group:
+            continue
+        lines += [f"### {heading} ({len(group)})", "", "| change | rationale |", "| --- | --- |"]
+        lines += [f"| `{_cell(d.change)}` | {_cell(d.rationale)} |" for d in group]
+        lines.append("")
+    return lines
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")

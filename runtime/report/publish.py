@@ -18,6 +18,7 @@ from schemarouter.runtime.scoring import ScoreResult, ScoringSpec, score_result_
 from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
 from schemarouter.runtime.scoring.report_json import LATENCY_REPORT_FILE, REPORT_FILE
 from schemarouter.runtime.spec_model import read_lock, record_scoring_started
+from schemarouter.runtime.spec_model.identity import Lineage, lineage_of
 
 
 def score_and_publish(
@@ -25,7 +26,7 @@ def score_and_publish(
 ) -> ScoreResult:
     """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir`` and render report.md + plots."""
     spec = ScoringSpec.from_compiled(compiled)
-    lock = read_lock(paths.lock_file)
+    lock = read_lock(paths.lock_file, display=paths.lock_display)
     result = score_result_set(
         load_result_set(run_dirs),
         spec=spec,
@@ -33,17 +34,19 @@ def score_and_publish(
         out_dir=out_dir,
         on_scoring_started=lambda run_id: _record(paths, run_id, compiled),
     )
-    render_report(out_dir, spec, plots=plots)
+    render_report(out_dir, spec, plots=plots, lineage=lineage_of(compiled))
     return result
 
 
-def render_report(out_dir: Path, spec: ScoringSpec, *, plots: bool = True) -> None:
+def render_report(
+    out_dir: Path, spec: ScoringSpec, *, plots: bool = True, lineage: Lineage | None = None
+) -> None:
     """report.md (and the PNG plots) from the JSON files scoring wrote in ``out_dir``."""
     report = jsonio.read_json(out_dir / REPORT_FILE)
     latency_path = out_dir / LATENCY_REPORT_FILE
     latency = jsonio.read_json(latency_path) if latency_path.is_file() else None
     titles = {m.id: m.title for m in spec.metrics}
-    jsonio.write_text_atomic(out_dir / REPORT_MD_FILE, render_markdown(report, latency, titles))
+    jsonio.write_text_atomic(out_dir / REPORT_MD_FILE, render_markdown(report, latency, titles, lineage))
     if plots:
         recall = spec.metric(RECALL_METRIC)
         assert recall.numerator is not None and recall.denominator is not None

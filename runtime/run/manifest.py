@@ -90,6 +90,11 @@ class RunManifest(BaseModel):
         description="sha256 of the run's identity (freeze, source commit, agent, scope, shard)."
     )
     sessions: tuple[Session, ...] = Field(default=(), description="Every session, oldest first.")
+    lineage: dict[str, Any] | None = Field(
+        default=None,
+        description="A successor's parent, parent_root, reason and deviation counts (deviations, "
+        "protocol_deviations); absent for an experiment without a parent.",
+    )
 
 
 def config_hash(

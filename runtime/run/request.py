@@ -18,6 +18,7 @@ from schemarouter.runtime.run.scope import (
     select_conditions,
     select_tasks,
 )
+from schemarouter.runtime.spec_model.identity import lineage_of
 
 
 class SurfaceTask(Protocol):
@@ -103,7 +104,22 @@ def build_request(
         agent=agent_config(compiled, agent, agent_options),
         scope=scope,
         shard=Shard.parse(shard),
+        lineage=lineage_summary(compiled),
     )
+
+
+def lineage_summary(compiled: Any) -> dict[str, Any] | None:
+    """What a run manifest records of a successor's lineage (None without a parent)."""
+    lineage = lineage_of(compiled)
+    if lineage is None:
+        return None
+    return {
+        "parent": lineage.parent,
+        "parent_root": lineage.parent_root,
+        "reason": lineage.reason,
+        "deviations": len(lineage.deviations),
+        "protocol_deviations": lineage.protocol_deviations,
+    }
 
 
 def resume_request(compiled: Any, manifest: RunManifest) -> RunRequest:
@@ -114,4 +130,5 @@ def resume_request(compiled: Any, manifest: RunManifest) -> RunRequest:
         agent=agent_config(compiled, manifest.agent.name, manifest.agent.options),
         scope=manifest.scope,
         shard=manifest.shard,
+        lineage=manifest.lineage,
     )

@@ -15,7 +15,7 @@ import fcntl
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run.manifest import (
@@ -45,6 +45,7 @@ class RunRequest:
     agent: AgentConfig
     scope: RunScope
     shard: Shard
+    lineage: dict[str, Any] | None = None
 
 
 def open_run_dir(
@@ -90,6 +91,7 @@ def open_run_dir(
         shard=request.shard,
         episodes=len(request.scope.shard_keys(request.shard)),
         config_hash=chash,
+        lineage=request.lineage,
     )
     with EpisodeStore(run_dir, create=True):
         pass

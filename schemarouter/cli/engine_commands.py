@@ -16,8 +16,11 @@ def episode(
     ctx: typer.Context,
     task_id: Annotated[str, typer.Argument(help="Task ID from the surface, e.g. S1-en-01.")],
     condition: Annotated[
-        str, typer.Option(help="Condition ID from spec/conditions.yaml.")
-    ] = "SR-5-STATE-AWARE",
+        str | None,
+        typer.Option(
+            help="Condition ID from the experiment's conditions.yaml (default: the gate's treatment)."
+        ),
+    ] = None,
     catalog: Annotated[int, typer.Option(help="Catalog size: 100, 250 or 500.")] = 100,
     agent: Annotated[str, typer.Option(help="Agent: reference, adversarial or openai.")] = "reference",
     tokenizer_json: Annotated[

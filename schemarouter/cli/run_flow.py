@@ -37,6 +37,7 @@ from schemarouter.runtime.run.resultset import SealedResultSet
 from schemarouter.runtime.run.rundir import open_run_dir
 from schemarouter.runtime.run.session import run_session
 from schemarouter.runtime.spec_model import CompiledSpec
+from schemarouter.runtime.spec_model.identity import identity_line, lineage_of
 
 TaskSource = Callable[[ProjectPaths], Iterable[Any]]
 
@@ -176,7 +177,9 @@ def run_experiment(
         console.print("[yellow]draft run complete; drafts are never scored[/]")
         return RunOutcome(run_dir, 0, None)
     scored = score_and_publish([run_dir], compiled=compiled, paths=paths, out_dir=run_dir, plots=plots)
-    print_verdict(console, scored.report)
+    print_verdict(
+        console, scored.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
+    )
     if announce_report:
         console.print(f"report: {run_dir / 'report.md'}")
     return RunOutcome(run_dir, 0, scored.report)
@@ -205,7 +208,9 @@ def score_runs(
         scored = score_and_publish(list(run_dirs), compiled=compiled, paths=paths, out_dir=out, plots=plots)
     except SealedResultSet:
         raise
-    print_verdict(console, scored.report)
+    print_verdict(
+        console, scored.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
+    )
     console.print(f"report: {out / 'report.md'}")
     return scored.report
 
