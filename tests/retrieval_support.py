@@ -7,15 +7,18 @@ from pathlib import Path
 
 from retrieval_toy_catalog import TOY_CATALOG
 
+from schemarouter.application.retrieval_io import read_retriever_file
+from schemarouter.project import ProjectPaths
 from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec, load_retriever_spec
+from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @lru_cache(maxsize=1)
 def frozen_spec() -> RetrieverSpec:
-    return load_retriever_spec(ROOT / "spec" / "0.14" / "retriever.yaml")
+    paths = ProjectPaths.at(ROOT)
+    return read_retriever_file(paths, paths.spec_dir / "retriever.yaml")
 
 
 @lru_cache(maxsize=1)

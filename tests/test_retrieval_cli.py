@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # A draft copy of the experiment's specs (commands read the compiled experiment) with a toy catalog.
     root = tmp_path_factory.mktemp("project")
-    (root / "spec").mkdir()
-    (root / "spec" / "retriever.yaml").write_text((ROOT / "spec" / "0.14" / "retriever.yaml").read_text())
+    shutil.copytree(ROOT / "spec" / "0.14", root / "spec", ignore=shutil.ignore_patterns("freeze.lock"))
     (root / "catalogs").mkdir()
     endpoints = tuple(scaled_endpoints(TOY_CATALOG.endpoints, 100, seed=1))
     catalog = Catalog(size=100, endpoints=tuple(sorted(endpoints, key=lambda e: e.route_id)))

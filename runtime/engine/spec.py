@@ -1,4 +1,7 @@
-"""Typed views of spec/engine.yaml and spec/agent.yaml, parsed from the compiled bundle's raw data."""
+"""Typed views of spec/engine.yaml and spec/agent.yaml, parsed from the compiled bundle's raw data.
+
+Every key of the files is declared here (extra="forbid"): a key the engine does not read is refused,
+never dropped, and the documentation-only keys (rationale, definition) are declared as such."""
 
 from __future__ import annotations
 
@@ -10,14 +13,15 @@ from schemarouter.runtime.tokens import TokenizerConfig
 
 
 class TokenAccounting(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     per_message_overhead: int = Field(description="Tokens charged per message besides role and content.")
     reply_priming: int = Field(description="Tokens charged once per prompt for priming the reply.")
+    rationale: str | None = Field(default=None, description="Why (documentation only).")
 
 
 class EngineSpec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     max_model_turns: int = Field(description="Maximum model turns per episode.")
     max_consecutive_no_progress_turns: int = Field(
@@ -26,6 +30,9 @@ class EngineSpec(BaseModel):
     system_prompt: str = Field(description="The system message of every prompt.")
     tokenizer: dict[str, Any] = Field(description="Tokenizer settings (kind, encoding, sha256, path).")
     token_accounting: TokenAccounting = Field(description="Chat-format token recipe.")
+    progress: dict[str, str] | None = Field(
+        default=None, description="What counts as progress, in words (documentation only)."
+    )
 
     def tokenizer_config(self, override_path: str | None = None) -> TokenizerConfig:
         if override_path:
@@ -40,7 +47,7 @@ class EngineSpec(BaseModel):
 
 
 class MissingToolRuleSpec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     action: str
     score: dict[str, float]
@@ -50,7 +57,7 @@ class MissingToolRuleSpec(BaseModel):
 
 
 class AgentSpec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     default_agent: str = Field(description="Agent used when none is named.")
     reference: dict[str, Any] = Field(description="Reference agent settings.")

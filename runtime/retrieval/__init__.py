@@ -7,7 +7,7 @@ retrieves with ``query + "\\n" + state.canonical_json()``. Every call returns a 
 from schemarouter.runtime.retrieval.call import QueryKind, RetrievalCall
 from schemarouter.runtime.retrieval.index import Ranking, RetrievalIndex
 from schemarouter.runtime.retrieval.retrievers import STATE_JOINER, StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.retrieval.spec import RetrieverSpec, load_retriever_spec, parse_retriever_spec
+from schemarouter.runtime.retrieval.spec import RetrieverSpec, parse_retriever_spec
 
 __all__ = [
     "STATE_JOINER",
@@ -18,6 +18,5 @@ __all__ = [
     "RetrieverSpec",
     "StateAwareRetriever",
     "StaticRetriever",
-    "load_retriever_spec",
     "parse_retriever_spec",
 ]

@@ -7,10 +7,8 @@ reading of it, so the runtime never needs the compiler.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from schemarouter.errors import SchemaRouterError
@@ -192,14 +190,3 @@ def parse_retriever_spec(raw: Mapping[str, Any], *, origin: str = "spec/retrieve
             for e in err.errors(include_url=False)
         ]
         raise SchemaRouterError("\n".join(lines)) from None
-
-
-def load_retriever_spec(path: Path) -> RetrieverSpec:
-    """Read and validate a retriever spec file."""
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise SchemaRouterError(f"{path}: cannot read the retriever spec ({err.strerror})") from None
-    if not isinstance(raw, Mapping):
-        raise SchemaRouterError(f"{path}: the retriever spec must be a mapping")
-    return parse_retriever_spec(raw, origin=str(path))

@@ -1,7 +1,7 @@
 """The parts of the frozen spec that scoring reads, as small frozen models.
 
-Built from the raw parsed spec files (``experiment``, ``conditions``, ``strata``, ``metrics``,
-``gates``), so scoring depends on what the YAML says and not on another package's model shapes.
+Built from the compiled experiment's typed models (``from_compiled``; ``from_raw`` builds the same from
+parsed files, for tests and fakes).
 Anything the scoring code does not implement (another bootstrap method, an unknown operator) is refused
 here, before any number is computed.
 """
@@ -111,9 +111,39 @@ class ScoringSpec(BaseModel):
 
     @classmethod
     def from_compiled(cls, compiled: Any) -> ScoringSpec:
-        """From a CompiledSpec (its raw parsed spec files)."""
-        names = ("experiment", "conditions", "strata", "metrics", "gates")
-        return cls.from_raw({name: compiled.spec_data(name) for name in names})
+        """From a CompiledSpec: its typed experiment, conditions, strata, metrics and gate, the models
+        the compiler built from the validated files (the same reading every other area uses)."""
+        experiment, gate = compiled.experiment, compiled.gate
+        boot = experiment.bootstrap
+        _check_bootstrap(boot.model_dump(), where=f"experiment {experiment.id}")
+        if gate.rule != "all_criteria_all_catalogs":
+            raise SchemaRouterError(f"gates.yaml rule {gate.rule!r} is not implemented")
+        spec = ScoringSpec(
+            experiment_id=str(experiment.id),
+            catalog_sizes=tuple(sorted(experiment.catalog_sizes)),
+            conditions=tuple(c.id for c in compiled.conditions),
+            condition_codes=tuple(c.code for c in compiled.conditions),
+            strata=tuple(s.id for s in compiled.strata),
+            stratum_codes=tuple(s.code for s in compiled.strata),
+            languages=tuple(lang.code for lang in experiment.languages),
+            tasks_per_cell=int(compiled.tasks_per_cell),
+            metrics=tuple(
+                MetricDef(**{k: getattr(m, k) for k in MetricDef.model_fields}) for m in compiled.metrics
+            ),
+            gate=GateDef(
+                treatment=gate.treatment,
+                comparator=gate.comparator,
+                criteria=tuple(
+                    CriterionDef(**{k: getattr(c, k) for k in CriterionDef.model_fields})
+                    for c in gate.criteria
+                ),
+            ),
+            bootstrap=BootstrapDef(
+                iterations=boot.iterations, seed=boot.seed, confidence=Decimal(str(boot.confidence))
+            ),
+        )
+        _check_gate(spec)
+        return spec
 
     @classmethod
     def from_raw(cls, raw: Mapping[str, Any]) -> ScoringSpec:
@@ -128,20 +158,7 @@ def _from_raw(raw: Mapping[str, Any]) -> ScoringSpec:
     experiment, conditions_doc = raw["experiment"], raw["conditions"]
     strata_doc, metrics_doc, gates_doc = raw["strata"], raw["metrics"], raw["gates"]
     boot = experiment["bootstrap"]
-    expected = {
-        "method": "stratified_task_cluster",
-        "cluster": "task",
-        "interval": "percentile",
-        "rng": "numpy.random.Generator(PCG64)",
-        "paired": True,
-    }
-    for key, value in expected.items():
-        if boot.get(key) != value:
-            raise SchemaRouterError(
-                f"spec/experiment.yaml bootstrap.{key} is {boot.get(key)!r}; implemented: {value!r}"
-            )
-    if list(boot["strata"]) != ["stratum", "language"]:
-        raise SchemaRouterError("spec/experiment.yaml bootstrap.strata must be [stratum, language]")
+    _check_bootstrap(boot, where="spec/experiment.yaml")
     condition_ids = tuple(c["id"] for c in conditions_doc["conditions"])
     if gates_doc.get("rule") != "all_criteria_all_catalogs":
         raise SchemaRouterError(f"spec/gates.yaml rule {gates_doc.get('rule')!r} is not implemented")
@@ -181,6 +198,26 @@ def _from_raw(raw: Mapping[str, Any]) -> ScoringSpec:
     )
     _check_gate(spec)
     return spec
+
+
+# What the bootstrap code implements (runtime/scoring/bootstrap.py): a spec asking for anything else is
+# refused before any number is computed. These are capabilities of this code, not a protocol's values.
+IMPLEMENTED_BOOTSTRAP = {
+    "method": "stratified_task_cluster",
+    "cluster": "task",
+    "interval": "percentile",
+    "rng": "numpy.random.Generator(PCG64)",
+    "paired": True,
+}
+IMPLEMENTED_STRATA = ("stratum", "language")
+
+
+def _check_bootstrap(boot: Mapping[str, Any], *, where: str) -> None:
+    for key, value in IMPLEMENTED_BOOTSTRAP.items():
+        if boot.get(key) != value:
+            raise SchemaRouterError(f"{where} bootstrap.{key} is {boot.get(key)!r}; implemented: {value!r}")
+    if tuple(boot["strata"]) != IMPLEMENTED_STRATA:
+        raise SchemaRouterError(f"{where} bootstrap.strata must be {list(IMPLEMENTED_STRATA)}")
 
 
 def _check_gate(spec: ScoringSpec) -> None:

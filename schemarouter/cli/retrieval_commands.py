@@ -12,6 +12,13 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from schemarouter.application.retrieval_io import (
+    bench_queries,
+    catalog_seed,
+    project_catalog,
+    project_retriever_spec,
+    recall_tasks,
+)
 from schemarouter.cli.app import ExperimentOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.cli.surface_group import surface_app
@@ -21,13 +28,6 @@ from schemarouter.runtime.report.console import make_console
 from schemarouter.runtime.retrieval.bench import CorpusBench, Timing, bench_corpus
 from schemarouter.runtime.retrieval.call import RetrievalCall
 from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.project_io import (
-    bench_queries,
-    catalog_seed,
-    project_catalog,
-    project_retriever_spec,
-    recall_tasks,
-)
 from schemarouter.runtime.retrieval.recall import RecallCell, TaskRecall, aggregate, task_recalls
 from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.retrieval.synthetic import scaled_endpoints

@@ -1,0 +1,107 @@
+"""Reading what the retrieval commands need from an experiment (application layer).
+
+Specs come through the one strict reading: the experiment's own retriever spec and seeds from its
+compiled (validated, verified) bundle; a candidate retriever spec given with ``--retriever-spec``
+through the compiler's strict loader and the experiment's retriever schema, so it is held to the
+same rules as the frozen one.
+
+The surface's hidden part is read here, outside ``runtime/retrieval``, for one purpose only: the
+required routes that static recall is scored against. It never reaches an index or a query, and
+nothing under ``runtime/retrieval`` can open it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+from schemarouter.runtime.catalog.io import load_catalog
+from schemarouter.runtime.catalog.model import Catalog
+from schemarouter.runtime.retrieval.bench import BenchQuery, state_after
+from schemarouter.runtime.retrieval.recall import RecallTask
+from schemarouter.runtime.retrieval.spec import RetrieverSpec, parse_retriever_spec
+from schemarouter.runtime.spec_model import CompiledSpec
+from schemarouter.runtime.state.model import ObservableState
+
+
+def compiled_experiment(paths: ProjectPaths) -> CompiledSpec:
+    """The experiment's compiled bundle (validated, and verified when it has a lock)."""
+    from schemarouter.compiler import compile_project
+
+    return compile_project(paths, write_manifest=False)
+
+
+def project_retriever_spec(paths: ProjectPaths, override: Path | None = None) -> RetrieverSpec:
+    """The experiment's retriever spec, or another file to evaluate (e.g. a candidate during selection)."""
+    if override is None:
+        return RetrieverSpec.from_compiled(compiled_experiment(paths))
+    return read_retriever_file(paths, override)
+
+
+def read_retriever_file(paths: ProjectPaths, path: Path) -> RetrieverSpec:
+    """A candidate retriever spec: strict YAML, the experiment's retriever schema, then the model."""
+    from schemarouter.compiler.json_loader import load_json_text
+    from schemarouter.compiler.schema_validation import validate_document
+    from schemarouter.compiler.spec_files import read_text
+    from schemarouter.compiler.yaml_loader import load_yaml_text
+
+    shown = str(path)
+    text, problem = read_text(path, shown)
+    if text is None:
+        raise SchemaRouterError(str(problem))
+    loaded = load_yaml_text(text, file=shown)
+    issues = list(loaded.issues)
+    schema_path = paths.schema_dir / "retriever.schema.json"
+    if not issues and schema_path.is_file():
+        schema = load_json_text(schema_path.read_text(encoding="utf-8"), file=str(schema_path)).data
+        issues = validate_document(loaded, schema)
+    if issues:
+        raise SchemaRouterError("\n".join(str(issue) for issue in issues))
+    if not isinstance(loaded.data, dict):
+        raise SchemaRouterError(f"{shown}: the retriever spec must be a mapping")
+    return parse_retriever_spec(loaded.data, origin=shown)
+
+
+def project_catalog(paths: ProjectPaths, size: int) -> Catalog:
+    return load_catalog(paths.catalogs_dir, size)
+
+
+def recall_tasks(paths: ProjectPaths) -> list[RecallTask]:
+    """Every surface task's visible query with its required routes."""
+    from schemarouter.runtime.surface import load_surface, required_routes
+
+    out: list[RecallTask] = []
+    for task in load_surface(paths.catalogs_dir):
+        visible = task.visible()
+        out.append(
+            RecallTask(
+                task_id=visible.task_id,
+                stratum=visible.stratum,
+                language=visible.language,
+                query=visible.query,
+                required_route_ids=tuple(sorted(required_routes(task))),
+            )
+        )
+    return out
+
+
+def bench_queries(paths: ProjectPaths, catalog: Catalog) -> list[BenchQuery]:
+    """Each task's query with the state after its gold plan's first executed step (typed parts only)."""
+    from schemarouter.runtime.surface import execute_gold_plan, load_surface
+
+    queries: list[BenchQuery] = []
+    by_route = catalog.by_route()
+    for task in load_surface(paths.catalogs_dir):
+        calls, _world = execute_gold_plan(task, catalog)
+        if calls:
+            state = ObservableState.initial().after_result(calls[0].result)
+        else:
+            state = state_after(by_route[task.hidden.plan[0].route_id])
+        queries.append(BenchQuery(query=task.visible().query, state=state))
+    return queries
+
+
+def catalog_seed(paths: ProjectPaths) -> int:
+    """experiment.yaml seeds.catalog (compiled): the named seed synthetic benchmark catalogs derive from."""
+    return int(compiled_experiment(paths).experiment.seeds["catalog"])
