@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import AwareDatetime, Field, ValidationError
 
+from schemarouter import safe_json
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.spec_model._base import FrozenModel
@@ -94,9 +95,9 @@ def read_lock(path: Path, *, display: str = "spec/freeze.lock") -> FreezeLock | 
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise SchemaRouterError(f"{display}: cannot read the freeze lock: {err}") from None
+        data = safe_json.loads(path.read_bytes())
+    except (OSError, ValueError) as err:
+        raise SchemaRouterError(safe_json.describe(display, err, "cannot read the freeze lock")) from None
     if not isinstance(data, dict) or data.get("lock_version") != LOCK_VERSION:
         version = data.get("lock_version") if isinstance(data, dict) else None
         raise SchemaRouterError(
