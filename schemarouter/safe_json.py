@@ -163,3 +163,59 @@ def loads(text: str | bytes) -> Any:
     if "\\u" in text and _first_surrogate(data):
         raise JsonTextError("a lone UTF-16 surrogate is not Unicode text", *_locate(text, _SURROGATE_ESCAPE))
     return data
+
+
+_ALL_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
+_PATH_PARTS = re.compile(r"\[(\d+)\]|([^.\[\]]+)")
+
+
+def parse_path(text: str) -> tuple[str | int, ...]:
+    """``"observed_units[0].unit"`` -> ``("observed_units", 0, "unit")``."""
+    return tuple(int(index) if index else key for index, key in _PATH_PARTS.findall(text))
+
+
+def position_of(text: str, path: tuple[str | int, ...]) -> tuple[int, int]:
+    """The 1-based line and column of the value at ``path`` in JSON ``text`` (which ``loads`` accepted),
+    or of its closest ancestor that exists; a key that does not resolve points at the mapping."""
+    offsets: dict[tuple[str | int, ...], int] = {}
+    frames: list[list[Any]] = []  # [path, is_list, index or key, expecting a key]
+
+    def here() -> tuple[str | int, ...]:
+        if not frames:
+            return ()
+        top = frames[-1]
+        return (*top[0], top[2])
+
+    for token in _ALL_TOKENS.finditer(text):
+        char = token.group()
+        if char == ",":
+            if frames:
+                if frames[-1][1]:
+                    frames[-1][2] += 1
+                else:
+                    frames[-1][3] = True
+            continue
+        if char == ":":
+            continue
+        if char in "]}":
+            if frames:
+                frames.pop()
+            continue
+        if frames and not frames[-1][1] and frames[-1][3]:
+            try:
+                frames[-1][2] = json.loads(char)
+            except ValueError:
+                frames[-1][2] = char
+            frames[-1][3] = False
+            offsets.setdefault((*frames[-1][0], frames[-1][2]), token.start())
+            continue
+        where = here()
+        offsets[where] = token.start()
+        if char == "[":
+            frames.append([where, True, 0, False])
+        elif char == "{":
+            frames.append([where, False, None, True])
+    probe = tuple(path)
+    while probe and probe not in offsets:
+        probe = probe[:-1]
+    return line_col(text, offsets.get(probe, 0))

@@ -81,10 +81,20 @@ class Outcome:
     written: list[str]
 
 
-def run_cli(root: Path, args: list[str], *, may_write: tuple[str, ...] = ()) -> Outcome:
-    """``sr --project-dir root args...`` in-process; what it printed and which files it changed."""
+def expand(text: str, repeat: dict[str, list[Any]] | None) -> str:
+    """``text`` with each token of ``repeat`` replaced by its text repeated (long inputs stay short here)."""
+    for token, (piece, times) in (repeat or {}).items():
+        text = text.replace(token, piece * times)
+    return text
+
+
+def run_cli(
+    root: Path, args: list[str], *, may_write: tuple[str, ...] = (), project: Path | None = None
+) -> Outcome:
+    """``sr --project-dir PROJECT args...`` in-process (PROJECT defaults to ``root``); what it printed and
+    which files under ``root`` it changed."""
     before = tree(root)
-    result = CliRunner().invoke(app, ["--project-dir", str(root), *args])
+    result = CliRunner().invoke(app, ["--project-dir", str(project or root), *args])
     after = tree(root)
     written = sorted(
         path
