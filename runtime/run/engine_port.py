@@ -13,7 +13,7 @@ raised while loading or running is an infrastructure event, never a result.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -59,6 +59,11 @@ class EpisodeEngine(Protocol):
 
     def run(self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int) -> Any: ...
 
+    def metrics_audit(self, setup: EngineSetup) -> Callable[[Any], None]:
+        """What scoring calls with each stored outcome (trace included): recompute its metrics from the
+        trace and raise SchemaRouterError on a mismatch."""
+        ...
+
 
 class EngineAdapter:
     """The real episode engine (``schemarouter.runtime.engine``) and the frozen surface."""
@@ -75,6 +80,15 @@ class EngineAdapter:
             tokenizer_path=dict(setup.agent_options).get("tokenizer_json"),
         )
         return LoadedEngine(resources=resources, tasks=resources.tasks)
+
+    def metrics_audit(self, setup: EngineSetup) -> Callable[[Any], None]:
+        from schemarouter.runtime.engine.audit import MetricsAudit
+
+        return MetricsAudit.load(
+            catalogs_dir=ProjectPaths.at(setup.project_root).catalogs_dir,
+            compiled=setup.compiled,
+            catalog_sizes=setup.catalog_sizes,
+        )
 
     def run(self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int) -> Any:
         from schemarouter.runtime.engine import run_episode

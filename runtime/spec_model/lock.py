@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from pydantic import AwareDatetime, Field, ValidationError
 
 from schemarouter import safe_json
+from schemarouter.atomic_write import write_text_atomic
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.spec_model._base import FrozenModel
@@ -118,9 +118,7 @@ def lock_json(lock: FreezeLock) -> str:
 
 def write_lock(path: Path, lock: FreezeLock) -> None:
     """Write the lock atomically (a reader never sees half a file)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(lock_json(lock), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, lock_json(lock))
 
 
 @contextmanager
