@@ -26,6 +26,7 @@ import rfc8785
 from schemarouter.compiler.json_loader import parse_json_strict
 from schemarouter.compiler.yaml_loader import load_yaml_text
 from schemarouter.runtime.spec_model import Digest, FileDigest
+from schemarouter.safe_json import JsonTextError, decode_utf8
 
 ITEM_ID_KEYS = ("route_id", "task_id", "id")
 ITEM_DIGEST_LENGTH = 16
@@ -72,13 +73,13 @@ def _parse(path: str, text: str) -> Any:
             if line.strip():
                 try:
                     records.append(parse_json_strict(line))
-                except ValueError as err:
-                    raise ValueError(f"{path}:{number}: not valid JSON: {err}") from None
+                except JsonTextError as err:
+                    raise ValueError(f"{path}:{number}:{err.column}: not valid JSON: {err.message}") from None
         return records
     try:
         return parse_json_strict(text)
-    except ValueError as err:
-        raise ValueError(f"{path}: not valid JSON: {err}") from None
+    except JsonTextError as err:
+        raise ValueError(f"{path}:{err.line}:{err.column}: not valid JSON: {err.message}") from None
 
 
 def _kind(path: str) -> str:
@@ -98,9 +99,9 @@ def fingerprint(file: Path, path: str) -> Fingerprint:
     if kind == "bytes-lf":
         return Fingerprint(path, bytes_digest)
     try:
-        data = _parse(path, raw.decode("utf-8"))
-    except UnicodeDecodeError as err:
-        return Fingerprint(path, bytes_digest, problem=f"{path}: not UTF-8 text: {err.reason}")
+        data = _parse(path, decode_utf8(raw))
+    except JsonTextError as err:
+        return Fingerprint(path, bytes_digest, problem=f"{path}:{err.line}:{err.column}: {err.message}")
     except ValueError as err:
         return Fingerprint(path, bytes_digest, problem=str(err))
     try:

@@ -8,12 +8,12 @@ message; no lock: a draft) -> build the typed models, resolving what the runtime
 from __future__ import annotations
 
 import copy
-import os
 from typing import Any
 
 from pydantic import ValidationError
 
 from schemarouter import __version__
+from schemarouter.atomic_write import write_text_atomic
 from schemarouter.compiler.git_info import git_state
 from schemarouter.compiler.validate import validate_project
 from schemarouter.compiler.verify import current_fingerprints, require_verified
@@ -121,8 +121,5 @@ def _resolve_applies_to(metric: dict[str, Any], condition_ids: list[str]) -> dic
 
 def write_compiled(paths: ProjectPaths, spec: CompiledSpec) -> None:
     """Write build/compiled.json atomically."""
-    target = paths.compiled_manifest
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(manifest_json(spec), encoding="utf-8")
-    os.replace(tmp, target)
+    # A unique temporary name: concurrent `sr compile` runs never share (and delete) one another's file.
+    write_text_atomic(paths.compiled_manifest, manifest_json(spec))

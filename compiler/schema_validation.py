@@ -1,22 +1,207 @@
 """JSON Schema (Draft 2020-12) validation that reports every error at the line it concerns.
 
-Each schema is itself checked against the 2020-12 meta-schema first. Every validation error becomes a
-``SpecIssue`` at the offending value; an unknown key is reported at the key itself, one issue per key.
+Each schema is itself checked against the 2020-12 meta-schema first, then against the rules of this
+project (``schema_rules``):
+
+* every ``pattern`` and ``patternProperties`` key compiles under RE2. Patterns are evaluated by RE2,
+  whose matching time is linear in the input, so no pattern can hang validation (``^(a+)+$`` is as
+  fast as ``^a+$``); RE2 has no backreferences or lookaround, and a pattern using them is refused;
+* ``$ref`` and ``$dynamicRef`` point inside the same schema (``#`` or ``#/json/pointer``) and resolve
+  there; nothing is ever retrieved, from the network or from a ``file:`` URI. ``$id`` is allowed at
+  the top only, so every ``#`` means this file.
+
+Every validation error becomes a ``SpecIssue`` at the offending value; an unknown key is reported at
+the key itself, one issue per key. A value echoed in a message is shortened to ``MAX_SHOWN``
+characters.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Any
+from urllib.parse import unquote
 
-from jsonschema import Draft202012Validator
+import re2
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry
+from referencing.exceptions import Unresolvable
 
 from schemarouter.compiler.issues import SpecIssue
-from schemarouter.compiler.yaml_loader import LoadedDocument
+from schemarouter.compiler.yaml_loader import LoadedDocument, PathKey
+from schemarouter.safe_json import has_surrogate, without_surrogates
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+MAX_SHOWN = 200
+
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+# Keywords whose values are data, not subschemas: a "pattern" or "$ref" key inside them is a value.
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+_NAMED_SUBSCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+@lru_cache(maxsize=4096)
+def _regex(pattern: str) -> Any:
+    return re2.compile(pattern, _RE2_OPTIONS)
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot be used (RE2 cannot compile it), or None."""
+    if has_surrogate(pattern):
+        return f"pattern {_short(pattern)} holds a lone UTF-16 surrogate"
+    try:
+        _regex(pattern)
+    except re2.error as err:
+        reason = (
+            err.args[0].decode("utf-8", "replace") if err.args and isinstance(err.args[0], bytes) else err
+        )
+        return f"pattern {_short(pattern)} is not a usable regular expression: {reason}"
+    return None
+
+
+def _search(pattern: str, text: str) -> bool:
+    # RE2 matches UTF-8; a lone surrogate (already reported by the loader) cannot be encoded.
+    return _regex(pattern).search(without_surrogates(text)) is not None
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not _search(pattern, instance):
+        yield ValidationError(f"{_short(instance)} does not match {pattern!r}")
+
+
+def _pattern_properties(
+    validator: Any, patterns: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if _search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional(instance: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    known = schema.get("properties", {})
+    patterns = list(schema.get("patternProperties", {}))
+    return [k for k in instance if k not in known and not any(_search(p, k) for p in patterns)]
+
+
+def _additional_properties(
+    validator: Any, allowed: Any, instance: Any, schema: Any
+) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    extras = _additional(instance, schema)
+    if validator.is_type(allowed, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], allowed, path=extra)
+    elif not allowed and extras:
+        shown = ", ".join(repr(extra) for extra in sorted(extras))
+        yield ValidationError(f"Additional properties are not allowed ({_short(shown)} unexpected)")
+
+
+_Validator = validators.extend(
+    Draft202012Validator,
+    {
+        "pattern": _pattern,
+        "patternProperties": _pattern_properties,
+        "additionalProperties": _additional_properties,
+    },
+)
+
+
+def _short(value: Any) -> str:
+    shown = repr(value)
+    if len(shown) <= MAX_SHOWN:
+        return shown
+    return f"{shown[: MAX_SHOWN - 20]}... ({len(shown)} characters)"
+
+
+def _shorten(message: str) -> str:
+    if len(message) <= 2 * MAX_SHOWN:
+        return message
+    return f"{message[: 2 * MAX_SHOWN]}... ({len(message)} characters)"
+
+
+def _subschemas(node: Any, path: PathKey) -> Iterator[tuple[dict[str, Any], PathKey]]:
+    """Every (sub)schema object of a schema, with its path; data keywords are not descended into."""
+    stack: list[tuple[Any, PathKey]] = [(node, path)]
+    while stack:
+        current, where = stack.pop()
+        if not isinstance(current, dict):
+            continue
+        yield current, where
+        for key, value in current.items():
+            if key in _DATA_KEYWORDS:
+                continue
+            if key in _NAMED_SUBSCHEMAS and isinstance(value, dict):
+                stack.extend((inner, (*where, key, name)) for name, inner in value.items())
+            elif isinstance(value, dict):
+                stack.append((value, (*where, key)))
+            elif isinstance(value, list):
+                stack.extend((inner, (*where, key, i)) for i, inner in enumerate(value))
+
+
+def _resolves(root: Any, ref: str) -> bool:
+    target = root
+    pointer = unquote(ref[1:])
+    if not pointer:
+        return True
+    for part in pointer.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, dict) and part in target:
+            target = target[part]
+        elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+            target = target[int(part)]
+        else:
+            return False
+    return isinstance(target, dict | bool)
+
+
+def schema_rules(schema: LoadedDocument) -> list[SpecIssue]:
+    """The project's rules for a schema that passed the meta-schema: usable patterns, local refs."""
+    issues: list[SpecIssue] = []
+    uses_unevaluated = uses_pattern_properties = False
+    for node, where in _subschemas(schema.data, ()):
+        for key in ("$ref", "$dynamicRef"):
+            ref = node.get(key)
+            if not isinstance(ref, str):
+                continue
+            if not (ref == "#" or ref.startswith("#/")):
+                issues.append(
+                    schema.issue(
+                        (*where, key),
+                        f"{key} {_short(ref)} points outside this schema; only refs within it (#/...) "
+                        "are allowed, and nothing is retrieved",
+                    )
+                )
+            elif not _resolves(schema.data, ref):
+                issues.append(
+                    schema.issue((*where, key), f"{key} {_short(ref)} does not resolve in this schema")
+                )
+        if where and isinstance(node.get("$id"), str):
+            issues.append(
+                schema.issue((*where, "$id"), "$id is allowed only at the top of a schema", at_key=True)
+            )
+        if isinstance(node.get("pattern"), str):
+            problem = pattern_problem(node["pattern"])
+            if problem:
+                issues.append(schema.issue((*where, "pattern"), problem))
+        if isinstance(node.get("patternProperties"), dict):
+            uses_pattern_properties = True
+            for pattern in node["patternProperties"]:
+                problem = pattern_problem(pattern)
+                if problem:
+                    issues.append(schema.issue((*where, "patternProperties", pattern), problem, at_key=True))
+        if "unevaluatedProperties" in node:
+            uses_unevaluated = True
+    if uses_unevaluated and uses_pattern_properties:
+        issues.append(
+            schema.issue((), "unevaluatedProperties together with patternProperties is not supported here")
+        )
+    return issues
 
 
 def check_schema(schema: LoadedDocument) -> list[SpecIssue]:
@@ -27,15 +212,19 @@ def check_schema(schema: LoadedDocument) -> list[SpecIssue]:
     if data.get("$schema") != DRAFT_2020_12:
         return [schema.issue(("$schema",), f'"$schema" must be "{DRAFT_2020_12}"', at_key=True)]
     meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
-    return [schema.issue(tuple(e.absolute_path), e.message) for e in meta.iter_errors(data)]
+    issues = [schema.issue(tuple(e.absolute_path), _shorten(e.message)) for e in meta.iter_errors(data)]
+    return issues or schema_rules(schema)
 
 
 def validate_document(document: LoadedDocument, schema: dict[str, Any]) -> list[SpecIssue]:
-    """Every schema violation in ``document``, each at its position."""
-    validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    """Every schema violation in ``document``, each at its position. ``schema`` passed check_schema."""
+    validator = _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER, registry=Registry())
     issues: list[SpecIssue] = []
-    for error in validator.iter_errors(document.data):
-        issues.extend(_issues_for(error, document))
+    try:
+        for error in validator.iter_errors(document.data):
+            issues.extend(_issues_for(error, document))
+    except Unresolvable as err:  # check_schema refuses such refs; kept so no traceback can escape
+        issues.append(document.issue((), f"the schema has a reference that does not resolve: {err}"))
     return issues
 
 
@@ -45,11 +234,10 @@ def _issues_for(error: ValidationError, document: LoadedDocument) -> Iterator[Sp
     if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(instance, dict):
         schema = error.schema if isinstance(error.schema, dict) else {}
         known = schema.get("properties", {})
-        patterns = list(schema.get("patternProperties", {}))
-        extras = [k for k in instance if k not in known and not any(re.search(p, k) for p in patterns)]
+        extras = _additional(instance, schema)
         expected = f" (expected one of: {', '.join(sorted(known))})" if known else ""
         for key in extras:
-            yield document.issue((*path, key), f"unknown key {key!r}{expected}", at_key=True)
+            yield document.issue((*path, key), f"unknown key {_short(key)}{expected}", at_key=True)
         if extras:
             return
     if (
@@ -64,6 +252,7 @@ def _issues_for(error: ValidationError, document: LoadedDocument) -> Iterator[Sp
     if error.context:
         best = best_match(error.context)
         detail = best.message
-        yield document.issue(path, f"{error.message}: {detail}" if detail != error.message else detail)
+        message = f"{error.message}: {detail}" if detail != error.message else detail
+        yield document.issue(path, _shorten(message))
         return
-    yield document.issue(path, error.message)
+    yield document.issue(path, _shorten(error.message))

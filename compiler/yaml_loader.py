@@ -7,9 +7,17 @@ instead of using a constructor, so that it can
   (``("conditions", 2, "refresh", "max_per_episode")``);
 * record a duplicate key as a problem and keep going (the first occurrence wins), so one run reports
   every problem of a file;
-* reject everything that is not plain data: explicit tags (``!!python/object``, ``!!timestamp``,
-  ``!!binary``, ``!!set`` ...), anchors and aliases (a frozen spec must read literally, and aliases
-  allow exponential expansion), merge keys, non-string keys, and ``.inf``/``.nan`` (not JSON).
+* reject everything that is not plain data: explicit tags, core ones included (``!!python/object``,
+  ``!!binary``, but also ``!!bool yes`` or ``!!float abc``), anchors and aliases (a frozen spec must
+  read literally, and aliases allow exponential expansion), merge keys, non-string keys,
+  ``.inf``/``.nan`` (not JSON), lone UTF-16 surrogates and integers too long to convert;
+* never raise for bad text: a control character, nesting deeper than ``MAX_DEPTH`` or a syntax
+  error is one problem at its ``line:col``.
+
+Before anything is composed, the event stream is scanned once: tags, anchors and aliases are
+recorded with their key path, and nesting is measured. A document nested too deep or not valid YAML
+is not composed at all; an alias is composed as a null placeholder, so an alias bomb costs nothing
+and the rest of the file is still checked.
 
 Scalars resolve by the YAML 1.2 core schema, not PyYAML's YAML 1.1 default: only ``true``/``false``
 are booleans (``yes``, ``no``, ``on``, ``off`` stay strings), dates stay strings, and ``010`` is ten.
@@ -24,7 +32,16 @@ from typing import Any
 
 import yaml
 from yaml.composer import Composer
-from yaml.events import AliasEvent
+from yaml.events import (
+    AliasEvent,
+    CollectionStartEvent,
+    Event,
+    MappingEndEvent,
+    MappingStartEvent,
+    NodeEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser
 from yaml.reader import Reader
@@ -32,6 +49,7 @@ from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner
 
 from schemarouter.compiler.issues import Position, SpecIssue
+from schemarouter.safe_json import MAX_DEPTH, MAX_INT_DIGITS, has_surrogate, line_col
 
 PathKey = tuple[str | int, ...]
 
@@ -40,8 +58,6 @@ _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
 _BOOL = "tag:yaml.org,2002:bool"
 _NULL = "tag:yaml.org,2002:null"
-_MAP = "tag:yaml.org,2002:map"
-_SEQ = "tag:yaml.org,2002:seq"
 _PLAIN_SCALAR_TAGS = {_STR, _INT, _FLOAT, _BOOL, _NULL}
 
 
@@ -63,24 +79,136 @@ for _tag, _pattern, _first in (
     _CoreSchemaResolver.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
 
 
-class _MarkingLoader(Reader, Scanner, Parser, Composer, _CoreSchemaResolver):
-    """Composes nodes only; records anchors and aliases instead of silently sharing nodes."""
+class _EventLoader(Reader, Scanner, Parser):
+    """Parses to events only: nothing is composed, so nothing is shared or expanded. (The Parser keeps
+    its own stack of states, so no nesting depth can exhaust Python's recursion limit here.)"""
 
     def __init__(self, stream: str) -> None:
         Reader.__init__(self, stream)
         Scanner.__init__(self)
         Parser.__init__(self)
+
+
+class _PlainComposer(Composer, _CoreSchemaResolver):
+    """Composes nodes from the events the scan recorded (the text is parsed once): an alias becomes a
+    null placeholder (never the anchored node), and an explicit tag is dropped so the scalar resolves as
+    if untagged (the scan has already reported the tag)."""
+
+    def __init__(self, events: list[Event]) -> None:
         Composer.__init__(self)
         _CoreSchemaResolver.__init__(self)
-        self.sharing_marks: list[tuple[str, Any]] = []
+        self._events = events
+        self._next = 0
+
+    def check_event(self, *choices: Any) -> bool:
+        if self._next >= len(self._events):
+            return False
+        return not choices or isinstance(self._events[self._next], choices)
+
+    def peek_event(self) -> Event:
+        return self._events[self._next]
+
+    def get_event(self) -> Event:
+        event = self._events[self._next]
+        self._next += 1
+        return event
 
     def compose_node(self, parent: Node | None, index: Any) -> Node | None:
-        event = self.peek_event()
+        event: Any = self.peek_event()
         if isinstance(event, AliasEvent):
-            self.sharing_marks.append((f"alias *{event.anchor}", event.start_mark))
-        elif event.anchor is not None:
-            self.sharing_marks.append((f"anchor &{event.anchor}", event.start_mark))
+            self.get_event()
+            start: Any = event.start_mark
+            return ScalarNode(_NULL, "", start, start)
+        if isinstance(event, NodeEvent):
+            _as_untagged(event)
         return super().compose_node(parent, index)
+
+
+def _as_untagged(event: Any) -> None:
+    """Drop an event's anchor and explicit tag so it composes as plain, untagged data."""
+    event.anchor = None
+    if getattr(event, "tag", None) is not None:
+        event.tag = None
+        if isinstance(event, ScalarEvent):
+            event.implicit = (event.style is None, event.style is not None)
+
+
+class _Frame:
+    """One open mapping or sequence during the event scan."""
+
+    __slots__ = ("expect_key", "index", "is_map", "key", "path")
+
+    def __init__(self, path: PathKey, *, is_map: bool) -> None:
+        self.path = path
+        self.is_map = is_map
+        self.expect_key = True
+        self.key: str | int = "?"
+        self.index = 0
+
+
+def _scan_events(loader: _EventLoader, file: str, events: list[Event]) -> tuple[list[SpecIssue], bool]:
+    """Records the events; reports tags, anchors and aliases (with key paths); says whether the
+    document may be composed."""
+    issues: list[SpecIssue] = []
+    sharing: list[SpecIssue] = []
+    frames: list[_Frame] = []
+
+    def node_path() -> PathKey:
+        if not frames:
+            return ()
+        top = frames[-1]
+        if top.is_map:
+            return top.path if top.expect_key else (*top.path, top.key)
+        return (*top.path, top.index)
+
+    def node_done(event: Event | None) -> None:
+        if not frames:
+            return
+        top = frames[-1]
+        if not top.is_map:
+            top.index += 1
+        elif top.expect_key:
+            top.key = event.value if isinstance(event, ScalarEvent) else "?"
+            top.expect_key = False
+        else:
+            top.expect_key = True
+
+    while loader.check_event():
+        event = loader.get_event()
+        events.append(event)
+        if isinstance(event, NodeEvent):
+            path = node_path()
+            where = _position(event.start_mark)
+            if isinstance(event, AliasEvent):
+                sharing.append(SpecIssue(file, where, path, f"alias *{event.anchor}: {_NO_SHARING}"))
+            elif event.anchor is not None:
+                sharing.append(SpecIssue(file, where, path, f"anchor &{event.anchor}: {_NO_SHARING}"))
+            tag = getattr(event, "tag", None)
+            if tag is not None:
+                issues.append(SpecIssue(file, where, path, f"tag {tag!r} is not plain data"))
+            if isinstance(event, CollectionStartEvent):
+                if len(frames) >= MAX_DEPTH:
+                    issues.append(SpecIssue(file, where, path[:1], f"nested deeper than {MAX_DEPTH} levels"))
+                    return [*_first_of(sharing), *issues], False
+                frames.append(_Frame(path, is_map=isinstance(event, MappingStartEvent)))
+            else:
+                node_done(event)
+        elif isinstance(event, MappingEndEvent | SequenceEndEvent):
+            frames.pop()
+            node_done(None)
+    return [*_first_of(sharing), *issues], True
+
+
+def _first_of(sharing: list[SpecIssue]) -> list[SpecIssue]:
+    """The first anchor or alias of a file, saying how many more there are (an alias bomb has thousands)."""
+    if len(sharing) <= 1:
+        return sharing
+    first = sharing[0]
+    more = f" ({len(sharing) - 1} more anchors or aliases in this file)"
+    return [SpecIssue(first.file, first.position, first.path, first.message + more)]
+
+
+_NO_SHARING = "anchors and aliases are not allowed; write it out"
 
 
 @dataclass
@@ -121,7 +249,8 @@ _YAML11_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "on", "On", "ON"})
 
 
 def load_yaml_text(text: str, *, file: str, yaml11_booleans: bool = False) -> LoadedDocument:
-    """Load one YAML document from ``text``; ``file`` names it in positions and messages.
+    """Load one YAML document from ``text``; ``file`` names it in positions and messages. Never raises
+    for bad text: every problem is in ``issues``.
 
     ``yaml11_booleans`` reads the plain (unquoted) words yes/no/on/off/y/n as booleans, as YAML 1.1 and
     PyYAML's default loader do. Only generation of an experiment whose generator.yaml keeps 0.14's
@@ -129,24 +258,44 @@ def load_yaml_text(text: str, *, file: str, yaml11_booleans: bool = False) -> Lo
     YAML 1.2 core scalars.
     """
     loaded = LoadedDocument(file=file, data=None)
-    loader = _MarkingLoader(text)
+    scanner: _EventLoader | None = None
+    events: list[Event] = []
     try:
-        node = loader.get_single_node()
+        scanner = _EventLoader(text)
+        scan_issues, composable = _scan_events(scanner, file, events)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         where = _position(mark) if mark is not None else Position(1, 1)
         problem = " ".join(p for p in (err.context, err.problem) if p)
         loaded.issues.append(SpecIssue(file, where, (), f"not valid YAML: {problem}"))
         return loaded
-    except yaml.YAMLError as err:  # a reader error (e.g. a control character) has no mark
+    except yaml.reader.ReaderError as err:
+        line, col = line_col(text, err.position)
+        shown = f"#x{err.character:04x}" if isinstance(err.character, int) else repr(err.character)
+        loaded.issues.append(
+            SpecIssue(
+                file, Position(line, col), (), f"not valid YAML: special character {shown} is not allowed"
+            )
+        )
+        return loaded
+    except yaml.YAMLError as err:
         loaded.issues.append(SpecIssue(file, Position(1, 1), (), f"not valid YAML: {err}"))
         return loaded
     finally:
-        loader.dispose()
-    for what, mark in loader.sharing_marks:
-        loaded.issues.append(
-            SpecIssue(file, _position(mark), (), f"{what}: anchors and aliases are not allowed; write it out")
-        )
+        if scanner is not None:
+            scanner.dispose()
+    loaded.issues.extend(scan_issues)
+    if not composable:
+        return loaded
+    composer = _PlainComposer(events)
+    try:
+        node = composer.get_single_node()
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = _position(mark) if mark is not None else Position(1, 1)
+        problem = " ".join(p for p in (err.context, err.problem) if p)
+        loaded.issues.append(SpecIssue(file, where, (), f"not valid YAML: {problem}"))
+        return loaded
     if node is not None:
         loaded.data = _Walker(loaded, yaml11_booleans=yaml11_booleans).value(node, ())
     return loaded
@@ -165,12 +314,8 @@ class _Walker:
     def value(self, node: Node, path: PathKey) -> Any:
         self.loaded.value_positions.setdefault(path, _position(node.start_mark))
         if isinstance(node, MappingNode):
-            if node.tag != _MAP:
-                self.problem(node, path, f"tag {node.tag!r} is not plain data")
             return self.mapping(node, path)
         if isinstance(node, SequenceNode):
-            if node.tag != _SEQ:
-                self.problem(node, path, f"tag {node.tag!r} is not plain data")
             return [self.value(item, (*path, index)) for index, item in enumerate(node.value)]
         assert isinstance(node, ScalarNode)
         return self.scalar(node, path)
@@ -203,10 +348,12 @@ class _Walker:
     def scalar(self, node: ScalarNode, path: PathKey) -> Any:
         text = node.value
         tag = node.tag
-        if tag not in _PLAIN_SCALAR_TAGS:
+        if tag not in _PLAIN_SCALAR_TAGS:  # cannot happen after the scan; kept as a second line of defence
             self.problem(node, path, f"tag {tag!r} is not plain data")
             return text
         if tag == _STR:
+            if has_surrogate(text):
+                self.problem(node, path, "a lone UTF-16 surrogate is not Unicode text")
             if self.yaml11_booleans and node.style is None and _YAML11_BOOL.match(text):
                 return text in _YAML11_TRUE
             return text
@@ -215,6 +362,12 @@ class _Walker:
         if tag == _BOOL:
             return text.lower() == "true"
         if tag == _INT:
+            digits = len(text.lstrip("+-"))
+            if digits > MAX_INT_DIGITS:
+                self.problem(
+                    node, path, f"an integer of {digits} digits is too long (at most {MAX_INT_DIGITS})"
+                )
+                return text
             try:
                 return int(text, 0) if text[:2] in ("0o", "0x") else int(text, 10)
             except ValueError:
@@ -223,7 +376,11 @@ class _Walker:
         if text.lstrip("+-").lower() in (".inf", ".nan"):
             self.problem(node, path, f"{text} is not plain data (JSON has no infinities or NaN)")
             return text
-        number = float(text)
+        try:
+            number = float(text)
+        except ValueError:
+            self.problem(node, path, f"{text[:40]!r} is not a number")
+            return text
         if math.isinf(number):
             self.problem(node, path, f"{text} is out of range for a JSON number")
             return text

@@ -12,14 +12,17 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run import EpisodeKey, LoadedEngine, RunScope, TaskRef
 from schemarouter.runtime.run.engine_port import EngineSetup
+from schemarouter.runtime.run.store import EpisodeOutcome
 from schemarouter.runtime.scoring import ScoringSpec
 
 SPEC_DIR = Path(__file__).resolve().parents[1] / "spec" / "0.14"
@@ -92,6 +95,9 @@ class FakeEngine:
             raise OSError("simulated: the model server does not answer")
         return LoadedEngine(resources=None, tasks={t.task_id: t for t in self.tasks})
 
+    def metrics_audit(self, setup: EngineSetup) -> Callable[[EpisodeOutcome], None]:
+        return fake_audit
+
     def run(self, loaded: LoadedEngine, task: TaskRef, condition_id: str, catalog_size: int) -> FakeTrace:
         started = time.perf_counter()
         label = EpisodeKey(task.task_id, condition_id, catalog_size).label()
@@ -104,6 +110,18 @@ class FakeEngine:
         metrics = fake_metrics(task.task_id, condition_id, catalog_size)
         metrics["wall_latency_ms"] = (time.perf_counter() - started) * 1000.0
         return FakeTrace((task.task_id, condition_id, catalog_size), metrics)
+
+
+def fake_audit(outcome: EpisodeOutcome) -> None:
+    """The fake engine's counterpart of runtime/engine/audit.py: the stored metrics must be the ones its
+    trace names and the ones the fake computes for the key."""
+    assert outcome.trace_json is not None
+    trace = json.loads(outcome.trace_json)
+    key = outcome.key
+    expected = fake_metrics(key.task_id, key.condition, key.catalog)
+    stored = {**outcome.metrics}
+    if trace["key"] != [key.task_id, key.condition, key.catalog] or stored != expected:
+        raise SchemaRouterError(f"episode {key.label()}: stored metrics differ from its trace")
 
 
 def _u(*parts: object) -> float:

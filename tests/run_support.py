@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from run_fake_engine import FakeEngine, full_scope, scoring_spec
+from run_fake_engine import FakeEngine, fake_audit, full_scope, scoring_spec
 
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.run import AgentConfig, FreezeState, RunRequest, RunScope, Shard, run_session
@@ -117,6 +117,7 @@ def score(
         spec = spec.model_copy(
             update={"bootstrap": spec.bootstrap.model_copy(update={"iterations": iterations})}
         )
+    kwargs.setdefault("audit", fake_audit)
     return score_result_set(
         load_result_set(run_dirs), spec=spec, current_freeze_hash=FREEZE_HASH, out_dir=out_dir, **kwargs
     )

@@ -96,7 +96,11 @@ def test_scoring_three_of_four_shards_is_sealed_and_shows_no_metric(full_runs: d
     out = tmp_path / "merged3"
     code, output = sr(full_runs["paths"], "score", *full_runs["shards"][:3], "--out", out)
     assert code == 1
-    assert "sealed" in output and "2025 / 2700" in output and "shards present: 1, 2, 3 of 4" in output
+    assert (
+        "sealed" in output
+        and "2025 / 2700" in output
+        and "shards present: 1/4, 2/4, 3/4; missing: 4/4" in output
+    )
     assert not OUTCOME_WORDS.search(output), output
     assert not out.exists()
 
@@ -119,7 +123,11 @@ def test_a_shard_run_is_not_scored_by_itself(full_runs: dict) -> None:
 def test_status_shows_progress_and_never_an_outcome(full_runs: dict) -> None:
     code, output = sr(full_runs["paths"], "status", full_runs["shards"][0])
     assert code == 0
-    assert "675" in output and "shards present: 1 of 4" in output and "terminal: no" in output
+    assert (
+        "675" in output
+        and "shards present: 1/4; missing: 2/4, 3/4, 4/4" in output
+        and "terminal: no" in output
+    )
     assert not OUTCOME_WORDS.search(output.replace(full_runs["shards"][0].name, "")), output
 
 

@@ -261,7 +261,7 @@ def test_freeze_refuses_invalid_specs_and_empty_reason(frozen) -> None:
 
 def test_freeze_refuses_a_catalog_that_is_not_json(frozen) -> None:
     write(frozen, "catalogs/broken.json", '{"a": 1,,}')
-    with pytest.raises(SchemaRouterError, match=r"catalogs/broken.json: not valid JSON"):
+    with pytest.raises(SchemaRouterError, match=r"catalogs/broken.json:1:9: not valid JSON"):
         freeze_project(frozen, reason="add broken")
 
 

@@ -64,8 +64,13 @@ def test_python_tags_are_rejected() -> None:
 
 def test_anchors_aliases_and_merge_keys_are_rejected() -> None:
     messages = _messages("base: &b {k: 1}\nother:\n  <<: *b\n")
-    assert "f.yaml:1:7: anchor &b: anchors and aliases are not allowed; write it out" in messages
-    assert "f.yaml:3:7: alias *b: anchors and aliases are not allowed; write it out" in messages
+    assert (
+        "f.yaml:1:7: base: anchor &b: anchors and aliases are not allowed; write it out"
+        " (1 more anchors or aliases in this file)" in messages
+    )
+    assert _messages("a: [*b]\n") == [
+        "f.yaml:1:5: a[0]: alias *b: anchors and aliases are not allowed; write it out"
+    ]
     assert "f.yaml:3:3: other: merge keys (<<) are not allowed; write the mapping out" in messages
 
 

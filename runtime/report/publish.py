@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
 from schemarouter.runtime.report.plots import RECALL_METRIC, write_plots
@@ -17,14 +18,22 @@ from schemarouter.runtime.run.resultset import load_result_set
 from schemarouter.runtime.scoring import ScoreResult, ScoringSpec, score_result_set
 from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
 from schemarouter.runtime.scoring.report_json import LATENCY_REPORT_FILE, REPORT_FILE
+from schemarouter.runtime.scoring.score import OutcomeAudit
 from schemarouter.runtime.spec_model import read_lock, record_scoring_started
 from schemarouter.runtime.spec_model.identity import Lineage, lineage_of
 
 
 def score_and_publish(
-    run_dirs: list[Path], *, compiled: Any, paths: ProjectPaths, out_dir: Path, plots: bool = True
+    run_dirs: list[Path],
+    *,
+    compiled: Any,
+    paths: ProjectPaths,
+    out_dir: Path,
+    audit: OutcomeAudit,
+    plots: bool = True,
 ) -> ScoreResult:
-    """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir`` and render report.md + plots."""
+    """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir`` and render report.md + plots.
+    ``audit`` recomputes every episode's metrics from its stored trace first."""
     spec = ScoringSpec.from_compiled(compiled)
     lock = read_lock(paths.lock_file, display=paths.lock_display)
     result = score_result_set(
@@ -32,7 +41,8 @@ def score_and_publish(
         spec=spec,
         current_freeze_hash=None if lock is None else lock.root.digest,
         out_dir=out_dir,
-        on_scoring_started=lambda run_id: _record(paths, run_id, compiled),
+        audit=audit,
+        on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
     )
     render_report(out_dir, spec, plots=plots, lineage=lineage_of(compiled))
     return result
@@ -60,5 +70,13 @@ def render_report(
         )
 
 
-def _record(paths: ProjectPaths, run_id: str, compiled: Any) -> None:
-    record_scoring_started(paths, run_id, compiled=compiled)
+def _record(paths: ProjectPaths, run_id: str, compiled: Any, lock: Any) -> None:
+    try:
+        record_scoring_started(paths, run_id, compiled=compiled)
+    except OSError as err:
+        if lock is not None and lock.scoring_started is not None:
+            return  # already recorded by an earlier scoring; a read-only project need not change
+        raise SchemaRouterError(
+            f"{paths.lock_file}: cannot record the first scored run ({err.strerror or err}); "
+            "scoring of record needs a writable spec/freeze.lock once"
+        ) from None

@@ -13,7 +13,7 @@ raised while loading or running is an infrastructure event, never a result.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,6 +32,11 @@ class EngineSetup:
     catalog_sizes: tuple[int, ...]
     agent: str
     agent_options: tuple[tuple[str, Any], ...] = ()
+    experiment: str | None = None  # None: a flat project (spec/, catalogs/ hold the one experiment)
+
+    @property
+    def paths(self) -> ProjectPaths:
+        return ProjectPaths(self.project_root, self.experiment)
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,11 @@ class EpisodeEngine(Protocol):
 
     def run(self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int) -> Any: ...
 
+    def metrics_audit(self, setup: EngineSetup) -> Callable[[Any], None]:
+        """What scoring calls with each stored outcome (trace included): recompute its metrics from the
+        trace and raise SchemaRouterError on a mismatch."""
+        ...
+
 
 class EngineAdapter:
     """The real episode engine (``schemarouter.runtime.engine``) and the frozen surface."""
@@ -67,7 +77,7 @@ class EngineAdapter:
         from schemarouter.runtime.engine import EngineResources
 
         resources = EngineResources.load(
-            paths=ProjectPaths.at(setup.project_root),
+            paths=setup.paths,
             compiled=setup.compiled,
             catalog_sizes=setup.catalog_sizes,
             agent=setup.agent,
@@ -75,6 +85,15 @@ class EngineAdapter:
             tokenizer_path=dict(setup.agent_options).get("tokenizer_json"),
         )
         return LoadedEngine(resources=resources, tasks=resources.tasks)
+
+    def metrics_audit(self, setup: EngineSetup) -> Callable[[Any], None]:
+        from schemarouter.runtime.engine.audit import MetricsAudit
+
+        return MetricsAudit.load(
+            catalogs_dir=setup.paths.catalogs_dir,
+            compiled=setup.compiled,
+            catalog_sizes=setup.catalog_sizes,
+        )
 
     def run(self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int) -> Any:
         from schemarouter.runtime.engine import run_episode

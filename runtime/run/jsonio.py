@@ -7,10 +7,12 @@ hash seeds or the locale.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from schemarouter import atomic_write, safe_json
+from schemarouter.errors import SchemaRouterError
 
 
 def dumps(obj: Any, *, indent: int | None = 2) -> str:
@@ -20,7 +22,7 @@ def dumps(obj: Any, *, indent: int | None = 2) -> str:
 
 
 def write_json(path: Path, obj: Any) -> None:
-    """Write canonical JSON atomically (temporary file, fsync, rename)."""
+    """Write canonical JSON atomically (unique temporary file, fsync, rename)."""
     write_text_atomic(path, dumps(obj) + "\n")
 
 
@@ -30,18 +32,28 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
 
 
 def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """Parse a JSON file this area wrote; a damaged one is a ``file:line:col:`` SchemaRouterError."""
+    try:
+        return safe_json.loads(path.read_bytes())
+    except (OSError, ValueError) as err:
+        raise SchemaRouterError(safe_json.describe(path, err, "cannot read")) from None
 
 
 def read_jsonl(path: Path) -> list[Any]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:
+        text = safe_json.decode_utf8(path.read_bytes())
+        rows = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    rows.append(safe_json.loads(line))
+                except safe_json.JsonTextError as err:
+                    raise safe_json.JsonTextError(err.message, number, err.column) from None
+        return rows
+    except (OSError, ValueError) as err:
+        raise SchemaRouterError(safe_json.describe(path, err, "cannot read")) from None
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    """Write ``text`` atomically under a unique temporary name (``schemarouter.atomic_write``)."""
+    atomic_write.write_text_atomic(path, text)

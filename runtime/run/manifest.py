@@ -12,8 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
+from schemarouter import safe_json
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run import jsonio
 from schemarouter.runtime.run.provenance import SourceState
@@ -120,13 +121,32 @@ def write_manifest(run_dir: Path, manifest: RunManifest) -> None:
 
 
 def read_manifest(run_dir: Path) -> RunManifest:
+    """The manifest of ``run_dir``; a missing, damaged or foreign one is one SchemaRouterError line,
+    ``manifest.json:line:col: ...`` where the position is known."""
     path = run_dir / MANIFEST_FILE
     if not path.is_file():
         raise SchemaRouterError(f"{run_dir}: not a run directory (no {MANIFEST_FILE})")
-    data = jsonio.read_json(path)
+    try:
+        raw = path.read_bytes()
+        data = safe_json.loads(raw)
+    except (OSError, ValueError) as err:
+        raise SchemaRouterError(safe_json.describe(path, err, "not a readable run manifest")) from None
+    if not isinstance(data, dict):
+        raise SchemaRouterError(
+            f"{path}:1:1: not a run manifest: a JSON object is expected, not {type(data).__name__}"
+        )
     version = data.get("manifest_version")
     if version != MANIFEST_VERSION:
         raise SchemaRouterError(
             f"{path}: manifest_version {version!r}, this code reads version {MANIFEST_VERSION}"
         )
-    return RunManifest.model_validate(data)
+    try:
+        return RunManifest.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        loc = tuple(first.get("loc", ()))
+        line, column = safe_json.position_of(raw.decode("utf-8"), loc)
+        where = ".".join(str(part) for part in loc) or "(top)"
+        raise SchemaRouterError(
+            f"{path}:{line}:{column}: not a valid run manifest: {where}: {first['msg']}"
+        ) from None

@@ -31,6 +31,18 @@ class DirState:
         return tuple(e for e in self.events if e.resolved_at is None)
 
     @property
+    def outside_shard(self) -> list[EpisodeKey]:
+        """Committed episodes this directory's scope and shard do not hold: a store never writes one."""
+        expected = set(self.manifest.scope.shard_keys(self.manifest.shard))
+        return sorted(self.committed - expected)
+
+    @property
+    def events_on_committed(self) -> tuple[InfraEvent, ...]:
+        """Unresolved events on committed episodes: a commit resolves its episode's events, so ``--resume``
+        cannot clear these (the episode is not re-run)."""
+        return tuple(e for e in self.unresolved if e.key is not None and e.key in self.committed)
+
+    @property
     def shard_complete(self) -> bool:
         """Every episode of this directory's shard committed and no unresolved infrastructure event."""
         expected = set(self.manifest.scope.shard_keys(self.manifest.shard))
@@ -76,15 +88,43 @@ class ResultSet:
             and len(self.dirs) == self.shard_count
         )
 
+    def anomaly_lines(self) -> list[str]:
+        """Why a set whose counts look complete is still not terminal: store rows outside a directory's
+        scope or shard, and unresolved events on committed episodes. Keys only, never outcomes."""
+        lines = []
+        for d in self.dirs:
+            outside = d.outside_shard
+            if outside:
+                plural = "s" if len(outside) != 1 else ""
+                lines.append(
+                    f"{d.run_dir}: {len(outside)} committed episode{plural} outside this directory's scope "
+                    f"and shard {d.manifest.shard.label()} (first: {outside[0].label()}); "
+                    "the store was changed outside sr run, and the set is refused"
+                )
+            on_committed = d.events_on_committed
+            if on_committed:
+                first = on_committed[0]
+                assert first.key is not None
+                lines.append(
+                    f"{d.run_dir}: {len(on_committed)} unresolved infrastructure event"
+                    f"{'s' if len(on_committed) != 1 else ''} on committed episodes (first: #{first.id} on "
+                    f"{first.key.label()}); --resume does not re-run a committed episode, so the set stays "
+                    "sealed: the store was changed outside sr run"
+                )
+        return lines
+
     def progress_lines(self) -> list[str]:
         """Progress counts only: never a metric, a pass count or anything derived from outcomes."""
         expected = self.expected
         committed = self.committed & set(expected)
         lines = [f"episodes committed: {len(committed)} / {len(expected)}"]
         if self.shard_count > 1:
-            present = ", ".join(map(str, self.shards_present))
-            lines.append(f"shards present: {present} of {self.shard_count}")
+            present = ", ".join(f"{i}/{self.shard_count}" for i in self.shards_present)
+            missing = [i for i in range(1, self.shard_count + 1) if i not in self.shards_present]
+            absent = f"; missing: {', '.join(f'{i}/{self.shard_count}' for i in missing)}" if missing else ""
+            lines.append(f"shards present: {present}{absent}")
         lines.append(f"unresolved infrastructure events: {self.unresolved_events}")
+        lines.extend(self.anomaly_lines())
         per_cell = Counter((k.condition, k.catalog) for k in committed)
         for catalog in self.scope.catalogs:
             for condition in self.scope.conditions:
@@ -116,8 +156,9 @@ def load_result_set(run_dirs: list[Path]) -> ResultSet:
     return ResultSet(dirs=tuple(states), scope=first.scope, shard_count=first.shard.count)
 
 
-def read_terminal_outcomes(result_set: ResultSet) -> list[EpisodeOutcome]:
-    """Every episode's outcome in canonical order; refuses a set that is not terminal."""
+def read_terminal_outcomes(result_set: ResultSet, *, with_traces: bool = False) -> list[EpisodeOutcome]:
+    """Every episode's outcome in canonical order (with its stored trace when ``with_traces``); refuses a
+    set that is not terminal."""
     if not result_set.terminal:
         raise SealedResultSet(result_set)
     owner = {key: d.run_dir for d in result_set.dirs for key in d.committed}
@@ -127,7 +168,7 @@ def read_terminal_outcomes(result_set: ResultSet) -> list[EpisodeOutcome]:
     outcomes: dict[EpisodeKey, EpisodeOutcome] = {}
     for run_dir, keys in by_dir.items():
         with EpisodeStore(run_dir, readonly=True) as store:
-            outcomes.update((o.key, o) for o in store.read_outcomes(keys))
+            outcomes.update((o.key, o) for o in store.read_outcomes(keys, with_traces=with_traces))
     return [outcomes[key] for key in result_set.expected]
 
 

@@ -107,7 +107,13 @@ class SessionLock:
         self._handle: IO[str] | None = None
 
     def __enter__(self) -> SessionLock:
-        handle = open(self._path, "a+", encoding="utf-8")
+        try:
+            handle = open(self._path, "a+", encoding="utf-8")
+        except OSError as err:
+            raise SchemaRouterError(
+                f"{self._path}: cannot take the session lock ({err.strerror or err}); "
+                "a read-only run directory can be inspected (sr status, sr score --out DIR), not run"
+            ) from None
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schemarouter import safe_json
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run.manifest import now_utc
 from schemarouter.runtime.run.scope import EpisodeKey
@@ -62,6 +63,30 @@ CREATE INDEX IF NOT EXISTS events_by_episode ON events (task_id, condition, cata
 """
 
 
+def _key(task_id: Any, condition: Any, catalog: Any) -> EpisodeKey:
+    if not isinstance(task_id, str) or not isinstance(condition, str) or isinstance(catalog, bool):
+        raise ValueError(f"({task_id!r}, {condition!r}, {catalog!r}) is not an episode key")
+    return EpisodeKey(task_id, condition, int(catalog))
+
+
+def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
+    if not readonly:
+        return sqlite3.connect(path, isolation_level=None, timeout=30)
+    # mode=ro still reads the WAL, so a reader sees every commit of a live writer. In a directory the
+    # reader may not write, SQLite cannot create the WAL index; when no WAL with data is left over, the
+    # file is complete on its own and is opened as immutable.
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+    try:
+        conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+        wal = path.with_name(path.name + "-wal")
+        if wal.is_file() and wal.stat().st_size > 0:
+            raise
+        return sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, isolation_level=None)
+
+
 @dataclass(frozen=True)
 class InfraEvent:
     """An infrastructure event as ``sr status`` shows it."""
@@ -83,6 +108,7 @@ class EpisodeOutcome:
     key: EpisodeKey
     metrics: dict[str, Any]
     wall_latency_ms: float | None
+    trace_json: str | None = None
 
 
 class EpisodeStore:
@@ -90,22 +116,50 @@ class EpisodeStore:
 
     def __init__(self, run_dir: Path, *, create: bool = False, readonly: bool = False) -> None:
         path = run_dir / STORE_FILE
+        self._path = path
         if not create and not path.is_file():
             raise SchemaRouterError(f"{run_dir}: no {STORE_FILE}; not a run directory")
-        if readonly:
-            # mode=ro still reads the WAL, so a reader sees every commit of a live writer.
-            self._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
-        else:
-            self._conn = sqlite3.connect(path, isolation_level=None, timeout=30)
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.executescript(_SCHEMA)
-            self._conn.execute(
-                "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_version', ?)", (STORE_VERSION,)
-            )
-        version = self._conn.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
+        try:
+            self._conn = _connect(path, readonly=readonly)
+        except sqlite3.Error as err:
+            raise self.refusal(err) from None
+        try:
+            if not readonly:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.executescript(_SCHEMA)
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('store_version', ?)", (STORE_VERSION,)
+                )
+            # A store that fails SQLite's own check is never read: a damaged page could read as a
+            # plausible but wrong set of committed episodes.
+            problems = [row[0] for row in self._conn.execute("PRAGMA quick_check(5)")]
+            if problems != ["ok"]:
+                self._conn.close()
+                found = " ".join("; ".join(problems).split())[:300]
+                raise SchemaRouterError(
+                    f"{path}: the episode store fails SQLite's integrity check ({found}); "
+                    "refusing to read it. Restore it from a copy, or start a new run."
+                )
+            version = self._conn.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
+        except sqlite3.Error as err:
+            self._conn.close()
+            raise self.refusal(err) from None
         if version is None or version[0] != STORE_VERSION:
+            self._conn.close()
             raise SchemaRouterError(f"{path}: store version {version!r}, this code reads {STORE_VERSION}")
+
+    def refusal(self, err: sqlite3.Error) -> SchemaRouterError:
+        """The one-line error for an SQLite failure on this store."""
+        text = str(err)
+        if "readonly" in text or "unable to open" in text:
+            return SchemaRouterError(
+                f"{self._path}: cannot open the episode store for writing ({text}); "
+                "a read-only run directory can be inspected (sr status, sr score --out DIR), not run"
+            )
+        return SchemaRouterError(
+            f"{self._path}: the episode store is unreadable or corrupt ({text}); refusing it"
+        )
 
     def __enter__(self) -> EpisodeStore:
         return self
@@ -156,6 +210,9 @@ class EpisodeStore:
             raise SchemaRouterError(
                 f"episode {key.label()} is already committed; refusing a duplicate"
             ) from None
+        except sqlite3.Error as err:
+            conn.execute("ROLLBACK")
+            raise self.refusal(err) from None
         except BaseException:
             conn.execute("ROLLBACK")
             raise
@@ -199,8 +256,11 @@ class EpisodeStore:
     # -- reading progress (never outcomes) ----------------------------------------------------------
 
     def committed_keys(self) -> set[EpisodeKey]:
-        rows = self._conn.execute("SELECT task_id, condition, catalog FROM episodes")
-        return {EpisodeKey(t, c, int(k)) for t, c, k in rows}
+        try:
+            rows = self._conn.execute("SELECT task_id, condition, catalog FROM episodes").fetchall()
+            return {_key(t, c, k) for t, c, k in rows}
+        except (sqlite3.Error, TypeError, ValueError) as err:
+            raise self.damaged("episodes", err) from None
 
     def session_counts(self, session: int) -> tuple[int, int]:
         """(episodes committed, infrastructure events recorded) by one session."""
@@ -210,47 +270,77 @@ class EpisodeStore:
 
     def events(self, *, unresolved_only: bool = False) -> list[InfraEvent]:
         where = " WHERE resolved_at IS NULL" if unresolved_only else ""
-        rows = self._conn.execute(
-            "SELECT id, task_id, condition, catalog, kind, error_type, message, session, occurred_at,"
-            f" resolved_at FROM events{where} ORDER BY id"
-        )
-        return [
-            InfraEvent(
-                id=row[0],
-                key=EpisodeKey(row[1], row[2], int(row[3])) if row[1] is not None else None,
-                kind=row[4],
-                error_type=row[5],
-                message=row[6],
-                session=row[7],
-                occurred_at=row[8],
-                resolved_at=row[9],
-            )
-            for row in rows
-        ]
+        try:
+            rows = self._conn.execute(
+                "SELECT id, task_id, condition, catalog, kind, error_type, message, session, occurred_at,"
+                f" resolved_at FROM events{where} ORDER BY id"
+            ).fetchall()
+            return [
+                InfraEvent(
+                    id=int(row[0]),
+                    key=_key(row[1], row[2], row[3]) if row[1] is not None else None,
+                    kind=str(row[4]),
+                    error_type=str(row[5]),
+                    message=str(row[6]),
+                    session=int(row[7]),
+                    occurred_at=str(row[8]),
+                    resolved_at=None if row[9] is None else str(row[9]),
+                )
+                for row in rows
+            ]
+        except (sqlite3.Error, TypeError, ValueError) as err:
+            raise self.damaged("events", err) from None
+
+    def damaged(self, table: str, err: Exception) -> SchemaRouterError:
+        return SchemaRouterError(f"{self._path}: the {table} table holds a damaged row ({err}); refusing it")
 
     # -- reading outcomes (scoring only, after the terminality check) --------------------------------
 
-    def read_outcomes(self, keys: Iterable[EpisodeKey]) -> list[EpisodeOutcome]:
-        """The metrics of the given committed episodes, in the order given."""
-        rows = {
-            EpisodeKey(t, c, int(k)): (m, lat)
-            for t, c, k, m, lat in self._conn.execute(
-                "SELECT task_id, condition, catalog, metrics_json, wall_latency_ms FROM episodes"
-            )
-        }
+    def read_outcomes(self, keys: Iterable[EpisodeKey], *, with_traces: bool = False) -> list[EpisodeOutcome]:
+        """The metrics of the given committed episodes, in the order given (with each one's stored trace
+        JSON when ``with_traces``, so scoring can recompute the metrics from it)."""
+        trace = "trace_zlib" if with_traces else "NULL"
+        try:
+            rows = {
+                _key(t, c, k): (m, lat, z)
+                for t, c, k, m, lat, z in self._conn.execute(
+                    "SELECT task_id, condition, catalog, metrics_json, wall_latency_ms,"
+                    f" {trace} FROM episodes"
+                )
+            }
+        except (sqlite3.Error, TypeError, ValueError) as err:
+            raise SchemaRouterError(
+                f"{self._path}: cannot read the episodes ({err}); refusing to score"
+            ) from None
         outcomes = []
         for key in keys:
             if key not in rows:
                 raise SchemaRouterError(f"episode {key.label()} is not committed")
-            metrics_json, latency = rows[key]
+            metrics_json, latency, packed = rows[key]
+            try:
+                metrics = safe_json.loads(metrics_json)
+                if not isinstance(metrics, dict):
+                    raise ValueError("not a JSON object")
+                if latency is not None and not isinstance(latency, int | float):
+                    raise ValueError(f"wall latency {latency!r} is not a number")
+                trace_json = zlib.decompress(packed).decode("utf-8") if with_traces else None
+            except (ValueError, TypeError, zlib.error) as err:
+                raise SchemaRouterError(
+                    f"{self._path}: episode {key.label()}: the stored row is damaged ({err}); "
+                    "refusing to score"
+                ) from None
             outcomes.append(
-                EpisodeOutcome(key=key, metrics=json.loads(metrics_json), wall_latency_ms=latency)
+                EpisodeOutcome(key=key, metrics=metrics, wall_latency_ms=latency, trace_json=trace_json)
             )
         return outcomes
 
     def read_trace(self, key: EpisodeKey) -> str | None:
         """The stored trace JSON of one committed episode (for inspection and audits)."""
-        row = self._conn.execute(
-            "SELECT trace_zlib FROM episodes WHERE task_id = ? AND condition = ? AND catalog = ?", tuple(key)
-        ).fetchone()
-        return zlib.decompress(row[0]).decode("utf-8") if row else None
+        try:
+            row = self._conn.execute(
+                "SELECT trace_zlib FROM episodes WHERE task_id = ? AND condition = ? AND catalog = ?",
+                tuple(key),
+            ).fetchone()
+            return zlib.decompress(row[0]).decode("utf-8") if row else None
+        except (sqlite3.Error, TypeError, ValueError, zlib.error) as err:
+            raise self.damaged("episodes", err) from None

@@ -22,6 +22,7 @@ from schemarouter.runtime.run import jsonio
 from schemarouter.runtime.run.engine_port import WALL_LATENCY_METRIC
 from schemarouter.runtime.run.manifest import now_utc
 from schemarouter.runtime.run.resultset import ResultSet, SealedResultSet, read_terminal_outcomes
+from schemarouter.runtime.run.store import EpisodeOutcome
 from schemarouter.runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
 from schemarouter.runtime.scoring.estimates import Estimates, estimate
 from schemarouter.runtime.scoring.gate import GateResult, evaluate_gate
@@ -35,6 +36,11 @@ from schemarouter.runtime.scoring.report_json import (
 from schemarouter.runtime.scoring.spec import ScoringSpec
 
 SCORING_FILE = "scoring.json"
+
+
+# Recomputes one episode's metrics from its stored trace and raises SchemaRouterError on a mismatch
+# (runtime/engine/audit.py for the real engine; the run package's engine port hands it out).
+OutcomeAudit = Callable[[EpisodeOutcome], None]
 
 
 @dataclass(frozen=True)
@@ -73,20 +79,31 @@ def score_result_set(
     spec: ScoringSpec,
     current_freeze_hash: str | None,
     out_dir: Path,
+    audit: OutcomeAudit,
     on_scoring_started: Callable[[str], None] | None = None,
 ) -> ScoreResult:
-    """Steps 1-5: the scoring of record."""
+    """Steps 1-5: the scoring of record. ``audit`` recomputes each episode's metrics from its stored
+    trace and raises on a mismatch: no stored outcome is scored on its own word."""
     check_scoreable(result_set, current_freeze_hash=current_freeze_hash)
+    outcomes = read_terminal_outcomes(result_set, with_traces=True)
+    for outcome in outcomes:
+        audit(outcome)
     if on_scoring_started is not None:
         on_scoring_started("+".join(sorted(d.manifest.run_id for d in result_set.dirs)))
-    return compute_scores(result_set, spec=spec, out_dir=out_dir)
+    return compute_scores(result_set, spec=spec, out_dir=out_dir, outcomes=outcomes)
 
 
-def compute_scores(result_set: ResultSet, *, spec: ScoringSpec, out_dir: Path) -> ScoreResult:
+def compute_scores(
+    result_set: ResultSet,
+    *,
+    spec: ScoringSpec,
+    out_dir: Path,
+    outcomes: list[EpisodeOutcome] | None = None,
+) -> ScoreResult:
     """Step 5 alone (still refusing a set that is not terminal). Use ``score_result_set``; only
     ``sr bench run`` calls this directly, into a directory it deletes afterwards."""
     first = result_set.dirs[0].manifest
-    outcomes = read_terminal_outcomes(result_set)
+    outcomes = outcomes if outcomes is not None else read_terminal_outcomes(result_set)
     scope = result_set.scope
     rows = per_task_rows(outcomes, scope, spec)
 

@@ -18,6 +18,7 @@ from typing import Any, Final, Literal, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, Field, ValidationError
 
+from schemarouter import safe_json
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.spec_model._base import FrozenModel
 from schemarouter.runtime.spec_model.conditions import ConditionLimitsSpec, ConditionSpec
@@ -125,11 +126,11 @@ def manifest_json(spec: CompiledSpec) -> str:
 def load_compiled(path: Path) -> CompiledSpec:
     """Read build/compiled.json; a missing, stale-format or corrupt manifest is a SchemaRouterError."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = safe_json.loads(path.read_bytes())
     except FileNotFoundError:
         raise SchemaRouterError(f"{path}: no compiled spec; run `sr compile` first") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise SchemaRouterError(f"{path}: cannot read the compiled spec: {err}") from None
+    except (OSError, ValueError) as err:
+        raise SchemaRouterError(safe_json.describe(path, err, "cannot read the compiled spec")) from None
     version = data.get("manifest_schema_version") if isinstance(data, dict) else None
     if version != MANIFEST_SCHEMA_VERSION:
         raise SchemaRouterError(

@@ -20,7 +20,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -30,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import rfc8785
 from pydantic import AwareDatetime, Field, ValidationError
 
+from schemarouter import safe_json
+from schemarouter.atomic_write import write_text_atomic
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.spec_model._base import FrozenModel
@@ -151,9 +152,9 @@ def read_lock_data(path: Path, *, display: str) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
-        raise SchemaRouterError(f"{display}: cannot read the freeze lock: {err}") from None
+        data = safe_json.loads(path.read_bytes())
+    except (OSError, ValueError) as err:
+        raise SchemaRouterError(safe_json.describe(display, err, "cannot read the freeze lock")) from None
     if not isinstance(data, dict):
         raise SchemaRouterError(f"{display}: corrupt freeze lock: not a JSON object")
     return data
@@ -197,9 +198,7 @@ def lock_json(lock: FreezeLock) -> str:
 
 def write_lock(path: Path, lock: FreezeLock) -> None:
     """Write the lock, sealed with its digest, atomically (a reader never sees half a file)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(lock_json(lock.sealed()), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, lock_json(lock.sealed()))
 
 
 @contextmanager

@@ -15,6 +15,7 @@ from typing import Any, ClassVar, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from schemarouter import safe_json
 from schemarouter.runtime.catalog.model import JsonType
 from schemarouter.runtime.simulator.result import ToolResult
 from schemarouter.runtime.state.contract import (
@@ -145,11 +146,15 @@ class ObservableState(BaseModel):
 
     @classmethod
     def from_json(cls, text: str | bytes) -> ObservableState:
-        """Parse state JSON (e.g. a file for ``sr retrieve --state``); duplicate keys are rejected."""
+        """Parse state JSON (e.g. a file for ``sr retrieve --state``), read by ``safe_json`` (duplicate
+        keys, NaN, deep nesting, over-long integers, non-UTF-8 bytes are refused). The six list fields
+        may be left out and default to empty; the other three are required."""
         try:
-            raw = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constant)
-        except json.JSONDecodeError as err:
+            raw = safe_json.loads(text)
+        except safe_json.JsonTextError as err:
             raise ContractViolation(f"not JSON: {err}") from None
+        if isinstance(raw, dict):
+            raw = {**{key: [] for key in LIST_FIELDS if key not in raw}, **raw}
         return cls.model_validate(raw)
 
     # ---- serialization -------------------------------------------------------------------------
@@ -243,6 +248,16 @@ def _identifier_value(value: Any, field_name: str) -> str:
     return value
 
 
+# The six list fields, which a state file may leave out (empty), and the initial value of every field.
+LIST_FIELDS: tuple[str, ...] = STATE_FIELDS[:6]
+_INITIAL: dict[str, Any] = {
+    **{key: [] for key in LIST_FIELDS},
+    "last_execution_status": "none",
+    "last_error_class": None,
+    "task_incomplete": True,
+}
+
+
 def _guarded(data: Any) -> dict[str, Any]:
     """Check raw state data against the contract and return it normalised (sorted, unique tuples)."""
     if not isinstance(data, Mapping):
@@ -255,7 +270,8 @@ def _guarded(data: Any) -> dict[str, Any]:
             f"unknown state keys {unknown}; the contract allows exactly {list(STATE_FIELDS)}"
         )
     if missing:
-        raise ContractViolation(f"missing state keys {missing}")
+        example = json.dumps({key: _INITIAL[key] for key in missing})
+        raise ContractViolation(f"missing state keys {missing}; for example {example}")
     out: dict[str, Any] = {}
     for key in ("executed_route_ids", "observed_field_names", "observed_semantic_ids"):
         out[key] = tuple(sorted(set(_names(data[key], key))))
@@ -346,16 +362,3 @@ def _violation_from(err: ValidationError) -> ContractViolation:
     first = err.errors()[0]
     path = ".".join(str(p) for p in first.get("loc", ()))
     return ContractViolation(first.get("msg", str(err)), path=path)
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ContractViolation(f"duplicate key {key!r}", path=key)
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> NoReturn:
-    raise ContractViolation(f"{name} is not JSON")

@@ -29,7 +29,7 @@ class _CleanErrors(TyperGroup):
         try:
             return super().invoke(ctx)
         except SchemaRouterError as err:
-            typer.echo(str(err), err=True)
+            typer.echo(printable(str(err)), err=True)
             raise typer.Exit(1) from None
 
 
@@ -91,9 +91,23 @@ def paths(ctx: typer.Context, experiment: str | None = None) -> ProjectPaths:
     return ProjectPaths.at(root.project_dir, experiment=experiment or root.experiment)
 
 
+MAX_LINE = 1000
+
+
+def printable(message: str) -> str:
+    """``message`` as it can always be printed: lone surrogates escaped, every line at most MAX_LINE
+    characters (a 1 MB value in a file is named, not echoed)."""
+    lines = []
+    for line in message.encode("utf-8", "backslashreplace").decode("utf-8").splitlines() or [""]:
+        if len(line) > MAX_LINE:
+            line = f"{line[: MAX_LINE - 40]}... ({len(line)} characters)"
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def fail(message: str) -> typer.Exit:
     """Print a clean error and return the Exit to raise (``raise fail(msg) from None``)."""
-    typer.echo(message, err=True)
+    typer.echo(printable(message), err=True)
     return typer.Exit(1)
 
 
@@ -116,5 +130,5 @@ def main() -> None:
     try:
         app()
     except SchemaRouterError as err:
-        typer.echo(str(err), err=True)
+        typer.echo(printable(str(err)), err=True)
         sys.exit(1)

@@ -31,7 +31,7 @@ from schemarouter.runtime.retrieval.index import RetrievalIndex
 from schemarouter.runtime.retrieval.recall import RecallCell, TaskRecall, aggregate, task_recalls
 from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
-from schemarouter.runtime.state.model import ObservableState
+from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
 
 SpecOption = Annotated[
     Path | None,
@@ -52,16 +52,13 @@ def retrieve(
     spec: Path | None,
 ) -> RetrievalCall:
     """Rank one query (with a state file: the state-aware composition) over one catalog."""
-    index = RetrievalIndex.build(
-        project_catalog(project, catalog_size), project_retriever_spec(project, spec)
-    )
-    if state_file is None:
+    catalog = project_catalog(project, catalog_size)
+    # A state file is input: its names must be the catalog's registered ones (runtime/state/state_file.py).
+    state = None if state_file is None else read_state_file(state_file, vocabulary=Vocabulary.of(catalog))
+    index = RetrievalIndex.build(catalog, project_retriever_spec(project, spec))
+    if state is None:
         return StaticRetriever(index).rank(query, k)
-    try:
-        state_text = state_file.read_text(encoding="utf-8")
-    except OSError as err:
-        raise SchemaRouterError(f"{state_file}: cannot read the state file ({err.strerror})") from None
-    return StateAwareRetriever(index).rank(query, ObservableState.from_json(state_text), k)
+    return StateAwareRetriever(index).rank(query, state, k)
 
 
 def surface_recall(

@@ -129,9 +129,11 @@ def status(
     from schemarouter.cli import run_flow
 
     try:
-        run_flow.show_status(run_dirs=run_dirs)
+        consistent = run_flow.show_status(run_dirs=run_dirs)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
+    if not consistent:
+        raise typer.Exit(1)
 
 
 @app.command()

@@ -12,6 +12,7 @@ stops before scoring.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,19 +123,21 @@ def run_experiment(
     # The run's identity options come from its manifest (so a resume keeps them); transport options
     # (base URL, model-call cache) from this invocation.
     options = {**(agent_options or {}), **manifest.agent.options}
+    engine = engine or EngineAdapter()
     setup = EngineSetup(
         project_root=paths.root,
         compiled=compiled,
         catalog_sizes=scope.catalogs,
         agent=manifest.agent.name,
         agent_options=tuple(sorted((k, v) for k, v in options.items() if v is not None)),
+        experiment=paths.experiment,
     )
     try:
         with EpisodeProgress(console) as progress:
             result = run_session(
                 run_dir,
                 manifest,
-                engine=engine or EngineAdapter(),
+                engine=engine,
                 setup=setup,
                 project_root=paths.root,
                 workers=workers,
@@ -176,7 +179,14 @@ def run_experiment(
     if manifest.freeze.draft:
         console.print("[yellow]draft run complete; drafts are never scored[/]")
         return RunOutcome(run_dir, 0, None)
-    scored = score_and_publish([run_dir], compiled=compiled, paths=paths, out_dir=run_dir, plots=plots)
+    scored = score_and_publish(
+        [run_dir],
+        compiled=compiled,
+        paths=paths,
+        out_dir=run_dir,
+        audit=engine.metrics_audit(setup),
+        plots=plots,
+    )
     print_verdict(
         console, scored.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
     )
@@ -185,10 +195,14 @@ def run_experiment(
     return RunOutcome(run_dir, 0, scored.report)
 
 
-def show_status(*, run_dirs: list[Path], console: Console | None = None) -> None:
+def show_status(*, run_dirs: list[Path], console: Console | None = None) -> bool:
+    """Print the status; False when the store holds what ``sr run`` never writes (rows outside the
+    scope, events on committed episodes), so ``sr status`` can exit 1 after showing why."""
     console = console or make_console()
-    for line in status_lines(load_result_set(run_dirs)):
+    result_set = load_result_set(run_dirs)
+    for line in status_lines(result_set):
         console.print(line, markup=False, highlight=False)
+    return not result_set.anomaly_lines()
 
 
 def score_runs(
@@ -201,11 +215,31 @@ def score_runs(
 ) -> dict[str, Any]:
     """Score one run or merge its shards. A sealed set raises SealedResultSet (progress counts only)."""
     console = console or make_console()
-    compiled = compile_project(paths)
+    # Scoring reads the compiled spec and writes only the report: a read-only project can be scored.
+    compiled = compile_project(paths, write_manifest=False)
     if out is None:
         out = run_dirs[0] if len(run_dirs) == 1 else paths.runs_dir / f"merged-{_merge_id(run_dirs)}"
+        if out.is_dir() and not os.access(out, os.W_OK):
+            raise SchemaRouterError(
+                f"{out}: the run directory is read-only; write the report elsewhere with --out DIR"
+            )
+    first = read_manifest(run_dirs[0])
+    setup = EngineSetup(
+        project_root=paths.root,
+        compiled=compiled,
+        catalog_sizes=first.scope.catalogs,
+        agent=first.agent.name,
+        experiment=paths.experiment,
+    )
     try:
-        scored = score_and_publish(list(run_dirs), compiled=compiled, paths=paths, out_dir=out, plots=plots)
+        scored = score_and_publish(
+            list(run_dirs),
+            compiled=compiled,
+            paths=paths,
+            out_dir=out,
+            audit=EngineAdapter().metrics_audit(setup),
+            plots=plots,
+        )
     except SealedResultSet:
         raise
     print_verdict(

@@ -1,0 +1,90 @@
+"""Recompute an episode's stored metrics from its stored trace and its task, for scoring.
+
+A row of ``episodes.sqlite`` holds the metrics the engine computed and the trace it computed them from.
+Scoring never trusts the metrics alone: ``MetricsAudit`` recomputes every episode's metrics with
+``episode_metrics`` from the stored trace, the frozen task and the catalog, and refuses the first
+episode whose stored metrics differ (``task_pass=1`` written into a failed episode's row, say), or
+whose trace belongs to another episode. Only the wall latency is taken as stored: it is measured, not
+derived.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.catalog.io import load_catalog
+from schemarouter.runtime.catalog.model import Endpoint
+from schemarouter.runtime.engine.metrics import episode_metrics
+from schemarouter.runtime.run.engine_port import WALL_LATENCY_METRIC
+from schemarouter.runtime.run.store import EpisodeOutcome
+from schemarouter.runtime.surface import load_surface
+from schemarouter.runtime.surface.model import Task
+
+
+@dataclass(frozen=True)
+class _Routes:
+    by_route: Mapping[str, Endpoint]
+
+
+@dataclass(frozen=True)
+class MetricsAudit:
+    """Recomputes stored metrics from stored traces; call it with each outcome (trace included)."""
+
+    tasks: Mapping[str, Task]
+    routes: Mapping[int, _Routes]
+    ranks: Mapping[str, bool]
+
+    @classmethod
+    def load(cls, *, catalogs_dir: Path, compiled: Any, catalog_sizes: Iterable[int]) -> MetricsAudit:
+        return cls(
+            tasks={t.task_id: t for t in load_surface(catalogs_dir)},
+            routes={size: _Routes(load_catalog(catalogs_dir, size).by_route()) for size in catalog_sizes},
+            ranks={c.id: c.retrieval_query != "none" for c in compiled.conditions},
+        )
+
+    def __call__(self, outcome: EpisodeOutcome) -> None:
+        key = outcome.key
+        where = f"episode {key.label()}"
+        if outcome.trace_json is None:
+            raise SchemaRouterError(
+                f"{where}: no stored trace to check its metrics against; refusing to score"
+            )
+        try:
+            trace = json.loads(outcome.trace_json)
+            if not isinstance(trace, dict):
+                raise ValueError("the trace is not a JSON object")
+            owner = (trace.get("task_id"), trace.get("condition"), trace.get("catalog"))
+            if owner != (key.task_id, key.condition, key.catalog):
+                raise ValueError(f"the stored trace belongs to {owner}")
+            if (
+                key.task_id not in self.tasks
+                or key.catalog not in self.routes
+                or key.condition not in self.ranks
+            ):
+                raise ValueError("the task, condition or catalog is not part of the frozen surface")
+            recomputed = episode_metrics(
+                task=self.tasks[key.task_id],
+                trace=trace,
+                ranks=self.ranks[key.condition],
+                catalog=self.routes[key.catalog],
+                wall_ms=outcome.wall_latency_ms or 0.0,
+            )
+        except (ValueError, TypeError, KeyError, AttributeError) as err:
+            raise SchemaRouterError(
+                f"{where}: the stored trace cannot be read ({err}); refusing to score"
+            ) from None
+        recomputed.pop(WALL_LATENCY_METRIC, None)
+        stored = dict(outcome.metrics)
+        if recomputed != stored:
+            differing = sorted(k for k in set(recomputed) | set(stored) if recomputed.get(k) != stored.get(k))
+            first = differing[0]
+            raise SchemaRouterError(
+                f"{where}: stored metrics differ from those recomputed from its stored trace "
+                f"({first}: stored {stored.get(first)!r}, recomputed {recomputed.get(first)!r}"
+                f"{f'; {len(differing) - 1} more' if len(differing) > 1 else ''}); refusing to score"
+            )

@@ -1,0 +1,108 @@
+"""The hostile inputs of tests/cases/hostile/*.yaml: each gives its expected line, exit 1 or 2, no
+traceback, and writes nothing it should not."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hostile_support import (
+    REPO,
+    apply_edit,
+    assert_hostile_outcome,
+    expand,
+    load_cases,
+    make_project,
+    run_cli,
+)
+
+SPEC_CASES = load_cases("spec")
+STATE_CASES = load_cases("state")
+STORE_CASES = load_cases("store")
+
+
+@pytest.mark.parametrize("case", SPEC_CASES, ids=[c["id"] for c in SPEC_CASES])
+def test_spec_case(case: dict[str, Any], tmp_path: Path) -> None:
+    root = make_project(tmp_path / "project", case.get("project", "core"))
+    for edit in (case["edit"], case.get("also")):
+        if edit:
+            apply_edit(root, edit)
+    outcome = run_cli(root, case["args"], may_write=tuple(case.get("may_write", ())))
+    assert_hostile_outcome(outcome, file=case.get("file"))
+    if "line" in case:
+        assert case["line"] in outcome.lines, outcome.output
+    if "contains" in case:
+        assert any(case["contains"] in line for line in outcome.lines), outcome.output
+    if "max_line" in case:
+        assert max(len(line) for line in outcome.lines) <= case["max_line"], outcome.output
+
+
+@pytest.mark.parametrize("case", STATE_CASES, ids=[c["id"] for c in STATE_CASES])
+def test_state_case(case: dict[str, Any], tmp_path: Path) -> None:
+    state = tmp_path / "state.json"
+    if "state_hex" in case:
+        state.write_bytes(bytes.fromhex(case["state_hex"]))
+    else:
+        state.write_text(expand(case["state"], case.get("repeat")), encoding="utf-8")
+    args = ["retrieve", "--catalog", "100", "--state", str(state), "weather forecast"]
+    outcome = run_cli(tmp_path, args, project=REPO)
+    if "line" not in case:
+        assert outcome.exit_code == 0, outcome.output
+        return
+    assert_hostile_outcome(outcome, file=str(state))
+    assert outcome.lines == [case["line"].replace("{file}", str(state))], outcome.output
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A frozen project copy with one finished, scored run of the real engine (two episodes)."""
+    root = make_project(tmp_path_factory.mktemp("store") / "project", "full")
+    args = ["run", "--conditions", "C2,C3", "--catalogs", "100", "--tasks", "S1-en-01", "--no-plots"]
+    outcome = run_cli(
+        root, [*args, "--workers", "1", "--run-dir", str(root / "runs" / "run")], may_write=("",)
+    )
+    assert outcome.exit_code == 0, outcome.output
+    return root
+
+
+def damage_run(run: Path, damage: dict[str, Any]) -> None:
+    """Apply one ``damage`` entry of store.yaml to the run directory ``run``."""
+    if "sql" in damage:
+        with sqlite3.connect(run / "episodes.sqlite") as conn:
+            for statement in damage["sql"]:
+                conn.execute(statement)
+        return
+    if "write" in damage:
+        (run / damage["write"]["file"]).write_text(damage["write"]["text"], encoding="utf-8")
+        return
+    if "replace" in damage:
+        path = run / damage["replace"]["file"]
+        text = path.read_text(encoding="utf-8")
+        assert damage["replace"]["old"] in text
+        path.write_text(text.replace(damage["replace"]["old"], damage["replace"]["new"], 1), encoding="utf-8")
+        return
+    spec = damage["overwrite"]
+    with open(run / spec["file"], "r+b") as handle:
+        handle.seek(spec["offset"])
+        handle.write(bytes.fromhex(spec["hex"]) * spec["times"])
+
+
+@pytest.mark.parametrize("case", STORE_CASES, ids=[c["id"] for c in STORE_CASES])
+def test_store_case(case: dict[str, Any], finished_run: Path, tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    shutil.copytree(finished_run, root, symlinks=True)
+    run = root / "runs" / "run"
+    for leftover in ("report.json", "report.md", "per_task.jsonl"):
+        (run / leftover).unlink(missing_ok=True)
+    damage_run(run, case["damage"])
+    args = [arg.replace("{run}", str(run)) for arg in case["args"]]
+    outcome = run_cli(root, args, may_write=("runs/run/", *case.get("may_write", ())))
+    assert_hostile_outcome(outcome, file=case["file"].replace("{run}", str(run)) if "file" in case else None)
+    assert not (run / "report.json").exists(), "a refused run was scored"
+    if "line" in case:
+        assert case["line"].replace("{run}", str(run)) in outcome.lines, outcome.output
+    if "contains" in case:
+        assert any(case["contains"] in line for line in outcome.lines), outcome.output

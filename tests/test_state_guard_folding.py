@@ -1,0 +1,92 @@
+"""The guard folds case, separators, camelCase and look-alike letters before it compares (issue 18, D13).
+
+Every registered name of the catalogs must still pass (tests/test_state_catalog.py); these pin the
+spellings that used to slip through and the ordinary names that must not be caught.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from schemarouter.runtime.state.guard import CONDITION_CODES, forbidden_item_in, normalise
+
+REPO = Path(__file__).resolve().parents[1]
+
+CAUGHT = {
+    "goldNextRoute": "gold_next_route_id",
+    "GoldNextRouteID": "gold_next_route_id",
+    "nextroute.weather.forecast.daily.v2": "gold_next_route_id",
+    "x.nextRoute.v1": "gold_next_route_id",
+    "goldplan": "oracle_task_graph",
+    "TaskGraph": "oracle_task_graph",
+    "SR5STATEAWARE": "condition_name",
+    "SR5-STATE-AWARE": "condition_name",
+    "sr_5_state_aware": "condition_name",
+    "STATE-AWARE": "condition_name",
+    "stateAware": "condition_name",
+    "run.sr5stateaware.7": "condition_name",
+    "SRPROGRESSIVESTATIC": "condition_name",
+    "progressive_static": "condition_name",
+    "C3": "condition_name",
+    "c5": "condition_name",
+    "score:0.93": "schemarouter_rank",
+    "rank.1": "schemarouter_rank",
+    "Rank-1": "schemarouter_rank",
+    "position_3": "schemarouter_rank",
+    "rankScore": "schemarouter_rank",
+    "answer_is_74": "hidden_expected_answer",
+    "answer=74": "hidden_expected_answer",
+    "expectedAnswer74": "hidden_expected_answer",
+    "EXPECTED_ANSWER": "hidden_expected_answer",
+    "hiddenFacts": "hidden_reference_facts",
+    "referencefacts": "hidden_reference_facts",
+    "ｇｏｌｄ＿ｎｅｘｔ＿ｒｏｕｔｅ": "gold_next_route_id",  # fullwidth (NFKC)
+    "gоld_plan": "oracle_task_graph",  # Cyrillic o
+    "Ѕcore": "schemarouter_rank",  # Cyrillic S
+    "ﬁnal.expected_answer": "hidden_expected_answer",  # ligature fi (NFKC)
+    "world": "hidden_reference_facts",
+    "expected_world_v2": "hidden_reference_facts",
+    "future_routes": "future_required_route_ids",
+    "remainingRoutes": "future_required_route_ids",
+}
+
+PASSES = [
+    "latitude",
+    "weather.forecast.daily.v2",
+    "geo.place_id",
+    "position_accuracy",
+    "world_region",
+    "ranking_window",
+    "c3po",
+    "score_card_title",
+    "answer_text_language",
+    "plan_name",
+    "state",
+    "aware",
+    "static",
+    "route_id",
+]
+
+
+@pytest.mark.parametrize("text", sorted(CAUGHT))
+def test_spellings_are_caught(text: str) -> None:
+    assert forbidden_item_in(text) == CAUGHT[text]
+
+
+@pytest.mark.parametrize("text", PASSES)
+def test_ordinary_names_pass(text: str) -> None:
+    assert forbidden_item_in(text) is None
+
+
+def test_normalise_splits_camel_case_and_digits() -> None:
+    assert normalise("expectedAnswer74") == "expected_answer_74"
+    assert normalise("SR5STATEAWARE") == "sr_5_stateaware"
+    assert normalise("Gold-Next.Route") == "gold_next_route"
+
+
+def test_condition_codes_match_the_spec() -> None:
+    conditions = yaml.safe_load((REPO / "spec" / "0.14" / "conditions.yaml").read_text(encoding="utf-8"))
+    assert tuple(c["code"] for c in conditions["conditions"]) == CONDITION_CODES
