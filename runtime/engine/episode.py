@@ -124,6 +124,7 @@ class _Episode:
         self.gate = gate
         self.agent = agent
         self.world = task.hidden.world
+        self.query = task.visible().query
         self.state = ObservableState.initial().with_task_incomplete(True)
         self.executed: list[ExecutedCall] = []
         self.history: list[HistoryEntry] = []
@@ -135,20 +136,18 @@ class _Episode:
         engine = self.resources.engine_spec
         no_progress = 0
         for turn in range(1, engine.max_model_turns + 1):
-            exposed = tuple(self.cat.by_route[r] for r in self.policy.exposed)
+            tools = self.cat.exposed(self.policy.exposed)
+            history = tuple(self.history)
             prompt = build_prompt(
-                system_prompt=engine.system_prompt,
-                query=self.task.visible().query,
-                history=tuple(self.history),
-                exposed=exposed,
+                system_prompt=engine.system_prompt, query=self.query, history=history, exposed=tools
             )
-            tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts)
+            tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts, tools_key=tools)
             records_before = len(getattr(self.agent, "records", ()))
-            decision = self.agent.decide(AgentView(turn, prompt, exposed, tuple(self.history)))
+            decision = self.agent.decide(AgentView(turn, prompt, tools.endpoints, history))
             model_call = self._model_call(records_before)
             base: dict[str, Any] = {
                 "turn": turn,
-                "exposed_route_ids": list(self.policy.exposed),
+                "exposed_route_ids": list(tools.route_ids),
                 "ranking_top5": None if self.policy.ranking_top5 is None else list(self.policy.ranking_top5),
                 "retrieval_calls": [c.audit_dict() for c in self.pending_retrievals],
                 "schema_tokens": tokens.schema_tokens,
@@ -175,7 +174,7 @@ class _Episode:
                     )
                 )
                 return kind
-            progressed = self._tool_turn(turn, decision, base)
+            progressed = self._tool_turn(turn, decision, base, tools.names)
             no_progress = 0 if progressed else no_progress + 1
             if no_progress >= engine.max_consecutive_no_progress_turns:
                 return "no_progress"
@@ -198,7 +197,9 @@ class _Episode:
             "system_fingerprint": r.system_fingerprint,
         }
 
-    def _tool_turn(self, turn: int, decision: Any, base: dict[str, Any]) -> bool:
+    def _tool_turn(
+        self, turn: int, decision: Any, base: dict[str, Any], exposed_names: frozenset[str]
+    ) -> bool:
         if isinstance(decision, BadOutput):
             tool_name, arguments = decision.tool_name or "", decision.raw
             trace_decision = TraceDecision(
@@ -211,7 +212,7 @@ class _Episode:
             turn=turn,
             tool_name=tool_name,
             arguments=arguments,
-            exposed_names=self.cat.names_of(self.policy.exposed),
+            exposed_names=exposed_names,
         )
         before = milestones_reached(self.task, self.executed)
         new_route = False

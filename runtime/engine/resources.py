@@ -1,7 +1,8 @@
 """Everything an episode needs that is expensive to build: built once per process, reused per episode.
 
-Per catalog size: the catalog, its retrieval index and the two retrievers over it. Shared: the
-surface, the compiled specs, and a token counter whose caches live as long as the process.
+Per catalog size: the catalog, its digest, its route lookups, its rendered tool schemas, its retrieval
+index and the two retrievers over it. Shared: the surface, the compiled specs, and a token counter whose
+caches live as long as the process. Nothing here is rebuilt per episode.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.agents.protocol import Agent
 from schemarouter.runtime.agents.registry import make_agent
-from schemarouter.runtime.catalog.io import load_catalog
+from schemarouter.runtime.catalog.io import catalog_digest, load_catalog_with_digest
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
+from schemarouter.runtime.prompt import ExposedTools, ToolSchemas
 from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec, StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.spec_model import CompiledSpec
 from schemarouter.runtime.surface.io import load_surface
@@ -31,24 +33,27 @@ class CatalogResources:
     catalog: Catalog
     static_retriever: StaticRetriever
     state_aware_retriever: StateAwareRetriever
+    digest: str | None = None  # the catalog file's digest; computed from the catalog when not given
     by_route: dict[str, Endpoint] = field(init=False)
     by_name: dict[str, Endpoint] = field(init=False)
     route_ids: tuple[str, ...] = field(init=False)
-    _names: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict, init=False)
+    schemas: ToolSchemas = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.digest is None:
+            self.digest = catalog_digest(self.catalog)
         self.by_route = self.catalog.by_route()
         self.by_name = self.catalog.by_name()
         self.route_ids = tuple(sorted(self.by_route))
+        self.schemas = ToolSchemas(self.by_route, self.digest)
+
+    def exposed(self, route_ids: Sequence[str]) -> ExposedTools:
+        """The rendered set for these route IDs, in this order (cached per set)."""
+        return self.schemas.exposed(route_ids)
 
     def names_of(self, route_ids: Sequence[str]) -> frozenset[str]:
-        key = tuple(route_ids)
-        names = self._names.get(key)
-        if names is None:
-            names = frozenset(self.by_route[r].name for r in key)
-            if len(self._names) < 50_000:
-                self._names[key] = names
-        return names
+        """Tool names of these routes (cached with their rendered set)."""
+        return self.exposed(route_ids).names
 
 
 class EngineResources:
@@ -95,10 +100,11 @@ class EngineResources:
         retriever_spec = RetrieverSpec.from_compiled(compiled)
         catalogs: dict[int, CatalogResources] = {}
         for size in catalog_sizes:
-            catalog = load_catalog(paths.catalogs_dir, size)
+            catalog, digest = load_catalog_with_digest(paths.catalogs_dir, size)
             index = RetrievalIndex.build(catalog, retriever_spec)
             catalogs[size] = CatalogResources(
                 catalog=catalog,
+                digest=digest,
                 static_retriever=StaticRetriever(index),
                 state_aware_retriever=StateAwareRetriever(index, compiled.state_contract),
             )
