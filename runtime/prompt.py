@@ -85,6 +85,10 @@ class ExposedTools:
     def names(self) -> frozenset[str]:
         return frozenset(e.name for e in self.endpoints)
 
+    @cached_property
+    def by_route(self) -> Mapping[str, Endpoint]:
+        return {e.route_id: e for e in self.endpoints}
+
     @classmethod
     def render(cls, endpoints: Sequence[Endpoint]) -> ExposedTools:
         """Render without a cache (one-off prompts, tests)."""

@@ -17,6 +17,7 @@ but it only ever sees and calls the exposed tools.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +53,7 @@ def semantic_ids(endpoint: Endpoint) -> frozenset[str]:
 class ReferenceAgent:
     name = "reference"
 
-    def __init__(self, *, task: Task, catalog_by_route: dict[str, Endpoint], rule: MissingToolRule):
+    def __init__(self, *, task: Task, catalog_by_route: Mapping[str, Endpoint], rule: MissingToolRule):
         self._task = task
         self._catalog = catalog_by_route
         self._rule = rule
@@ -64,7 +65,7 @@ class ReferenceAgent:
         if step is None:
             values = {f.semantic_id: f.value for f in observations[-1].fields} if observations else {}
             return FinalAnswer(values=values, text="done")
-        exposed = {e.route_id: e for e in view.exposed}
+        exposed = view.exposed_by_route()
         literal = dict(step.literal_args)
         target = exposed.get(step.route_id)
         if target is not None:

@@ -143,7 +143,7 @@ class _Episode:
             )
             tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts, tools_key=tools)
             records_before = len(getattr(self.agent, "records", ()))
-            decision = self.agent.decide(AgentView(turn, prompt, tools.endpoints, history))
+            decision = self.agent.decide(AgentView(turn, prompt, tools.endpoints, history, tools))
             model_call = self._model_call(records_before)
             base: dict[str, Any] = {
                 "turn": turn,

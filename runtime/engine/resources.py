@@ -14,7 +14,7 @@ from typing import Any
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.agents.protocol import Agent
-from schemarouter.runtime.agents.registry import make_agent
+from schemarouter.runtime.agents.registry import AgentCatalog, make_agent
 from schemarouter.runtime.catalog.io import catalog_digest, load_catalog_with_digest
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
@@ -38,6 +38,7 @@ class CatalogResources:
     by_name: dict[str, Endpoint] = field(init=False)
     route_ids: tuple[str, ...] = field(init=False)
     schemas: ToolSchemas = field(init=False)
+    agent_catalog: AgentCatalog = field(init=False)
 
     def __post_init__(self) -> None:
         if self.digest is None:
@@ -46,6 +47,25 @@ class CatalogResources:
         self.by_name = self.catalog.by_name()
         self.route_ids = tuple(sorted(self.by_route))
         self.schemas = ToolSchemas(self.by_route, self.digest)
+        self.agent_catalog = AgentCatalog(self.catalog.endpoints)
+
+    @classmethod
+    def build(
+        cls,
+        catalog: Catalog,
+        retriever_spec: RetrieverSpec,
+        state_contract: Any,
+        *,
+        digest: str | None = None,
+    ) -> CatalogResources:
+        """Index ``catalog`` and build its retrievers (once per catalog and process)."""
+        index = RetrievalIndex.build(catalog, retriever_spec)
+        return cls(
+            catalog=catalog,
+            static_retriever=StaticRetriever(index),
+            state_aware_retriever=StateAwareRetriever(index, state_contract),
+            digest=digest,
+        )
 
     def exposed(self, route_ids: Sequence[str]) -> ExposedTools:
         """The rendered set for these route IDs, in this order (cached per set)."""
@@ -101,12 +121,8 @@ class EngineResources:
         catalogs: dict[int, CatalogResources] = {}
         for size in catalog_sizes:
             catalog, digest = load_catalog_with_digest(paths.catalogs_dir, size)
-            index = RetrievalIndex.build(catalog, retriever_spec)
-            catalogs[size] = CatalogResources(
-                catalog=catalog,
-                digest=digest,
-                static_retriever=StaticRetriever(index),
-                state_aware_retriever=StateAwareRetriever(index, compiled.state_contract),
+            catalogs[size] = CatalogResources.build(
+                catalog, retriever_spec, compiled.state_contract, digest=digest
             )
         return cls(
             compiled=compiled,
@@ -118,6 +134,10 @@ class EngineResources:
             tokenizer_path=tokenizer_path,
             agent_options=agent_options,
         )
+
+    def add_catalog(self, size: int, catalog: CatalogResources) -> None:
+        """Make another catalog available under ``size`` (benchmarks' synthetic catalogs)."""
+        self._catalogs[size] = catalog
 
     def catalog(self, size: int) -> CatalogResources:
         try:
@@ -144,7 +164,7 @@ class EngineResources:
         return make_agent(
             self.agent,
             task=task,
-            endpoints=catalog.catalog.endpoints,
+            catalog=catalog.agent_catalog,
             settings=self.agent_spec,
             options=self.agent_options,
         )
