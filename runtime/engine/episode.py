@@ -19,7 +19,13 @@ from typing import Any, Literal
 from schemarouter.runtime.agents.protocol import Agent, AgentView, BadOutput, CannotProceed, FinalAnswer
 from schemarouter.runtime.engine.metrics import episode_metrics
 from schemarouter.runtime.engine.resources import CatalogResources, EngineResources
-from schemarouter.runtime.engine.trace import EpisodeTrace, TraceDecision, TraceResult, TurnRecord
+from schemarouter.runtime.engine.trace import (
+    EpisodeTrace,
+    ExposureTable,
+    TraceDecision,
+    TraceResult,
+    TurnRecord,
+)
 from schemarouter.runtime.exposure import ExposurePolicy, build_policy
 from schemarouter.runtime.exposure.registry import PolicyInputs
 from schemarouter.runtime.policy import Allow, PolicyGate, execute_allowed
@@ -57,7 +63,7 @@ def run_episode(
     gate = PolicyGate(cat.by_name, visible.grants)
     episode = _Episode(resources, cat, task, policy, gate, agent)
     episode.pending_retrievals = policy.start(visible.query)
-    initial_exposure = list(policy.exposed)
+    initial_exposure = episode.exposures.ref(policy.exposed)
     ended_by = episode.loop()
     check = check_task(task, episode.executed, episode.world, gave_final_answer=ended_by == "final_answer")
     trace_wo_metrics: dict[str, Any] = {
@@ -68,6 +74,8 @@ def run_episode(
         "catalog": catalog_size,
         "agent": agent.name,
         "tokenizer": resources.tokenizer_name,
+        "catalog_digest": cat.digest,
+        "exposures": episode.exposures.lists,
         "initial_exposure": initial_exposure,
         "turns": episode.turns,
         "ended_by": ended_by,
@@ -129,6 +137,7 @@ class _Episode:
         self.executed: list[ExecutedCall] = []
         self.history: list[HistoryEntry] = []
         self.turns: list[TurnRecord] = []
+        self.exposures = ExposureTable()
         self.pending_retrievals: list[Any] = []
         self.after_tool_turn = False
 
@@ -147,7 +156,7 @@ class _Episode:
             model_call = self._model_call(records_before)
             base: dict[str, Any] = {
                 "turn": turn,
-                "exposed_route_ids": list(tools.route_ids),
+                "exposure": self.exposures.ref(tools.route_ids),
                 "ranking_top5": None if self.policy.ranking_top5 is None else list(self.policy.ranking_top5),
                 "retrieval_calls": [c.audit_dict() for c in self.pending_retrievals],
                 "schema_tokens": tokens.schema_tokens,
