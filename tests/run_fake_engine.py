@@ -86,14 +86,18 @@ class FakeEngine:
     sleep_s: float = 0.0
     fail_load: bool = False
     tasks: tuple[TaskRef, ...] = field(default_factory=lambda: tuple(fake_tasks()))
+    load_log: Path | None = None  # one line per load: the loading process's pid
+    run_log: Path | None = None  # one line per episode: the running process's pid
 
     def load(self, setup: EngineSetup) -> LoadedEngine:
+        _log_pid(self.load_log)
         if self.fail_load:
             raise OSError("simulated: the model server does not answer")
         return LoadedEngine(resources=None, tasks={t.task_id: t for t in self.tasks})
 
     def run(self, loaded: LoadedEngine, task: TaskRef, condition_id: str, catalog_size: int) -> FakeTrace:
         started = time.perf_counter()
+        _log_pid(self.run_log)
         label = EpisodeKey(task.task_id, condition_id, catalog_size).label()
         if label in self.crash_keys:
             os._exit(3)
@@ -104,6 +108,12 @@ class FakeEngine:
         metrics = fake_metrics(task.task_id, condition_id, catalog_size)
         metrics["wall_latency_ms"] = (time.perf_counter() - started) * 1000.0
         return FakeTrace((task.task_id, condition_id, catalog_size), metrics)
+
+
+def _log_pid(path: Path | None) -> None:
+    if path is not None:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
 
 
 def _u(*parts: object) -> float:
