@@ -13,7 +13,7 @@ from schemarouter.cli.app import app, paths
 def llm_smoke(
     ctx: typer.Context,
     no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Call the server even for cached calls.")
+        bool, typer.Option("--no-cache", help="Call the server every time; read and write no cache.")
     ] = False,
 ) -> None:
     """Serve Gemma 3 270M with llama.cpp on loopback, run a 20-episode subset with the openai agent,
