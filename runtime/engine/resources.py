@@ -135,6 +135,9 @@ class EngineResources:
             agent_options=agent_options,
         )
 
+    def has_catalog(self, size: int) -> bool:
+        return size in self._catalogs
+
     def add_catalog(self, size: int, catalog: CatalogResources) -> None:
         """Make another catalog available under ``size`` (benchmarks' synthetic catalogs)."""
         self._catalogs[size] = catalog
