@@ -13,7 +13,7 @@ from typing import Any
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.agents.adversarial import AdversarialAgent
 from schemarouter.runtime.agents.protocol import Agent
-from schemarouter.runtime.agents.reference import MissingToolRule, ReferenceAgent
+from schemarouter.runtime.agents.reference import MissingToolRule, ReferenceAgent, RouteFeatures
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.surface.model import Task
 
@@ -25,12 +25,15 @@ class AgentCatalog:
     endpoints: tuple[Endpoint, ...]
     by_route: Mapping[str, Endpoint] = field(init=False)
     destructive: tuple[Endpoint, ...] = field(init=False)
+    # The reference agent's matching features per route, computed on first use and shared by episodes.
+    features: RouteFeatures = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_route", {e.route_id: e for e in self.endpoints})
         object.__setattr__(
             self, "destructive", tuple(e for e in self.endpoints if e.side_effect == "destructive")
         )
+        object.__setattr__(self, "features", RouteFeatures())
 
 
 AgentFactory = Callable[..., Agent]
@@ -76,6 +79,7 @@ def _reference(*, task: Task, catalog: AgentCatalog, settings: Any, options: dic
     return ReferenceAgent(
         task=task,
         catalog_by_route=catalog.by_route,
+        features=catalog.features,
         rule=MissingToolRule(
             semantic_id_weight=rule.score["semantic_id_weight"],
             name_token_weight=rule.score["name_token_weight"],

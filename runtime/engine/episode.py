@@ -133,7 +133,7 @@ class _Episode:
         self.agent = agent
         self.world = task.hidden.world
         self.query = task.visible().query
-        self.state = ObservableState.initial().with_task_incomplete(True)
+        self.state = ObservableState.initial()  # task_incomplete is True in the initial state
         self.executed: list[ExecutedCall] = []
         self.history: list[HistoryEntry] = []
         self.turns: list[TurnRecord] = []
@@ -252,7 +252,8 @@ class _Episode:
             model_view = {"status": "error", "error": error_class}
         after = milestones_reached(self.task, self.executed)
         incomplete = after < self.task_milestones_total
-        self.state = self.state.with_task_incomplete(incomplete)
+        if self.state.task_incomplete is not incomplete:  # the state is immutable: rebuild only on change
+            self.state = self.state.with_task_incomplete(incomplete)
         self.history.append(
             HistoryEntry(
                 turn=turn,
