@@ -115,6 +115,9 @@ def summarize_model_calls(turns: list[TurnRecord]) -> dict[str, int] | None:
     }
 
 
+_INITIAL_STATE = ObservableState.initial()
+
+
 class _Episode:
     def __init__(
         self,
@@ -133,7 +136,8 @@ class _Episode:
         self.agent = agent
         self.world = task.hidden.world
         self.query = task.visible().query
-        self.state = ObservableState.initial()  # task_incomplete is True in the initial state
+        self.state = _INITIAL_STATE  # immutable; task_incomplete is True in the initial state
+        self.milestones = 0  # milestones reached by the executed calls so far
         self.executed: list[ExecutedCall] = []
         self.history: list[HistoryEntry] = []
         self.turns: list[TurnRecord] = []
@@ -223,7 +227,7 @@ class _Episode:
             arguments=arguments,
             exposed_names=exposed_names,
         )
-        before = milestones_reached(self.task, self.executed)
+        before = self.milestones  # what self.executed reached before this turn
         new_route = False
         result: ToolResult | None = None
         if isinstance(verdict, Allow):
@@ -250,7 +254,7 @@ class _Episode:
                 status="blocked", route_id=route_id, error_class=error_class, fields=[], message=None
             )
             model_view = {"status": "error", "error": error_class}
-        after = milestones_reached(self.task, self.executed)
+        after = self.milestones = milestones_reached(self.task, self.executed)
         incomplete = after < self.task_milestones_total
         if self.state.task_incomplete is not incomplete:  # the state is immutable: rebuild only on change
             self.state = self.state.with_task_incomplete(incomplete)
