@@ -3,12 +3,20 @@
 There is one prompt builder: the engine counts tokens on this object and a model agent sends exactly
 this object (``messages`` and ``tools``). Tool results enter the history as the model view of the
 typed result plus its free-text ``message``: the model may read free text, the retriever never does.
+
+Rendering is done once: :class:`ToolSchemas` renders each endpoint's schema once per catalog (keyed by
+route ID, the catalog named by its digest) and keeps each exposed set's tools and texts as an
+:class:`ExposedTools`, so a turn costs O(exposed tools) and nothing per catalog. Each history entry
+renders its two messages once, when first needed. The rendered dicts are shared between turns and
+must be treated as read-only.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from schemarouter.runtime.catalog.model import Endpoint
@@ -35,6 +43,105 @@ class HistoryEntry:
     def call_id(self) -> str:
         return f"call_{self.turn}"
 
+    @cached_property
+    def messages(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The assistant call and the tool result, rendered once for every later turn's prompt."""
+        call_id = self.call_id()
+        return (
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": self.tool_name, "arguments": _dumps(self.arguments)},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": call_id, "content": _dumps(self.model_view)},
+        )
+
+    @cached_property
+    def token_parts(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        """(role, content text) of the two messages, as :meth:`Prompt.token_parts` charges them."""
+        call, result = self.messages
+        return (
+            ("assistant", _dumps([c["function"] for c in call["tool_calls"]])),
+            ("tool", result["content"]),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class ExposedTools:
+    """One exposed set rendered: the endpoints in order, their schemas and the exact texts counted."""
+
+    route_ids: tuple[str, ...]
+    endpoints: tuple[Endpoint, ...]
+    tools: tuple[dict[str, Any], ...]
+    tool_texts: tuple[str, ...]
+
+    @cached_property
+    def names(self) -> frozenset[str]:
+        return frozenset(e.name for e in self.endpoints)
+
+    @cached_property
+    def by_route(self) -> Mapping[str, Endpoint]:
+        return {e.route_id: e for e in self.endpoints}
+
+    @classmethod
+    def render(cls, endpoints: Sequence[Endpoint]) -> ExposedTools:
+        """Render without a cache (one-off prompts, tests)."""
+        eps = tuple(endpoints)
+        tools = tuple(e.tool_schema() for e in eps)
+        return cls(
+            route_ids=tuple(e.route_id for e in eps),
+            endpoints=eps,
+            tools=tools,
+            tool_texts=tuple(_dumps(t) for t in tools),
+        )
+
+
+class ToolSchemas:
+    """Each endpoint's schema rendered once per catalog, and each exposed set assembled once.
+
+    ``digest`` names the catalog the schemas belong to; a cache entry is keyed by route ID within it.
+    The set cache is bounded (``max_sets``); past the bound, sets are assembled from the per-route cache
+    without being kept, which still renders nothing twice.
+    """
+
+    def __init__(self, by_route: Mapping[str, Endpoint], digest: str, *, max_sets: int = 50_000):
+        self.digest = digest
+        self._by_route = by_route
+        self._rendered: dict[str, tuple[dict[str, Any], str]] = {}
+        self._sets: dict[tuple[str, ...], ExposedTools] = {}
+        self._max_sets = max_sets
+
+    def rendered(self, route_id: str) -> tuple[dict[str, Any], str]:
+        """(schema, compact key-sorted JSON) of one route, rendered on first use."""
+        hit = self._rendered.get(route_id)
+        if hit is None:
+            schema = self._by_route[route_id].tool_schema()
+            hit = self._rendered[route_id] = (schema, _dumps(schema))
+        return hit
+
+    def exposed(self, route_ids: Sequence[str]) -> ExposedTools:
+        key = route_ids if isinstance(route_ids, tuple) else tuple(route_ids)
+        hit = self._sets.get(key)
+        if hit is not None:
+            return hit
+        by_route, rendered = self._by_route, self._rendered
+        parts = [rendered.get(r) or self.rendered(r) for r in key]
+        hit = ExposedTools(
+            route_ids=key,
+            endpoints=tuple(by_route[r] for r in key),
+            tools=tuple(p[0] for p in parts),
+            tool_texts=tuple(p[1] for p in parts),
+        )
+        if len(self._sets) < self._max_sets:
+            self._sets[key] = hit
+        return hit
+
 
 @dataclass(frozen=True)
 class Prompt:
@@ -43,10 +150,17 @@ class Prompt:
     messages: tuple[dict[str, Any], ...]
     tools: tuple[dict[str, Any], ...]
     tool_texts: tuple[str, ...]
+    # The entries behind the history messages, when built by build_prompt: their parts are rendered once.
+    history: tuple[HistoryEntry, ...] | None = None
 
     def token_parts(self) -> list[tuple[str, str]]:
         """(role, content text) pairs that the token counter charges."""
-        parts: list[tuple[str, str]] = []
+        if self.history is not None and len(self.messages) == 2 + 2 * len(self.history):
+            parts = [(m["role"], m.get("content") or "") for m in self.messages[:2]]
+            for h in self.history:
+                parts.extend(h.token_parts)
+            return parts
+        parts = []
         for m in self.messages:
             if m.get("tool_calls"):
                 content = _dumps([c["function"] for c in m["tool_calls"]])
@@ -57,29 +171,18 @@ class Prompt:
 
 
 def build_prompt(
-    *, system_prompt: str, query: str, history: tuple[HistoryEntry, ...], exposed: tuple[Endpoint, ...]
+    *,
+    system_prompt: str,
+    query: str,
+    history: tuple[HistoryEntry, ...],
+    exposed: ExposedTools | Sequence[Endpoint],
 ) -> Prompt:
+    """The prompt of one turn. ``exposed`` is a rendered set (:class:`ToolSchemas`) or plain endpoints."""
+    tools = exposed if isinstance(exposed, ExposedTools) else ExposedTools.render(exposed)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": system_prompt},
         {"role": "user", "content": query},
     ]
     for h in history:
-        messages.append(
-            {
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [
-                    {
-                        "id": h.call_id(),
-                        "type": "function",
-                        "function": {"name": h.tool_name, "arguments": _dumps(h.arguments)},
-                    }
-                ],
-            }
-        )
-        messages.append({"role": "tool", "tool_call_id": h.call_id(), "content": _dumps(h.model_view)})
-    return Prompt(
-        messages=tuple(messages),
-        tools=tuple(e.tool_schema() for e in exposed),
-        tool_texts=tuple(e.tool_schema_json() for e in exposed),
-    )
+        messages.extend(h.messages)
+    return Prompt(messages=tuple(messages), tools=tools.tools, tool_texts=tools.tool_texts, history=history)

@@ -89,8 +89,11 @@ class FakeEngine:
     sleep_s: float = 0.0
     fail_load: bool = False
     tasks: tuple[TaskRef, ...] = field(default_factory=lambda: tuple(fake_tasks()))
+    load_log: Path | None = None  # one line per load: the loading process's pid
+    run_log: Path | None = None  # one line per episode: the running process's pid
 
     def load(self, setup: EngineSetup) -> LoadedEngine:
+        _log_pid(self.load_log)
         if self.fail_load:
             raise OSError("simulated: the model server does not answer")
         return LoadedEngine(resources=None, tasks={t.task_id: t for t in self.tasks})
@@ -100,6 +103,7 @@ class FakeEngine:
 
     def run(self, loaded: LoadedEngine, task: TaskRef, condition_id: str, catalog_size: int) -> FakeTrace:
         started = time.perf_counter()
+        _log_pid(self.run_log)
         label = EpisodeKey(task.task_id, condition_id, catalog_size).label()
         if label in self.crash_keys:
             os._exit(3)
@@ -122,6 +126,12 @@ def fake_audit(outcome: EpisodeOutcome) -> None:
     stored = {**outcome.metrics}
     if trace["key"] != [key.task_id, key.condition, key.catalog] or stored != expected:
         raise SchemaRouterError(f"episode {key.label()}: stored metrics differ from its trace")
+
+
+def _log_pid(path: Path | None) -> None:
+    if path is not None:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\n")
 
 
 def _u(*parts: object) -> float:

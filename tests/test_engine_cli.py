@@ -36,7 +36,7 @@ def test_sr_episode_prints_a_readable_trace(condition: str, tmp_path: Path) -> N
     assert result.exit_code == 0, result.output
     assert "turn 1" in result.output and "ended by" in result.output
     trace = json.loads(out.read_text())
-    assert trace["condition"] == condition and trace["catalog"] == 250 and trace["trace_version"] == 1
+    assert trace["condition"] == condition and trace["catalog"] == 250 and trace["trace_version"] == 2
     if condition == "ORACLE":
         assert trace["passed"] is True
 

@@ -47,7 +47,7 @@ def test_reference_agent_passes_every_task_under_oracle_and_full(
 def test_oracle_exposes_exactly_the_required_routes(engine: EngineResources) -> None:
     for task in _tasks(engine)[:30]:
         trace = run_episode(resources=engine, task=task, condition_id="ORACLE", catalog_size=500)
-        assert all(set(t.exposed_route_ids) == set(required_routes(task)) for t in trace.turns)
+        assert all(set(trace.exposed_route_ids(t)) == set(required_routes(task)) for t in trace.turns)
         assert trace.metrics["retrieval_calls"] == 0
 
 
@@ -55,14 +55,14 @@ def test_sr_conditions_respect_exposure_limits(engine: EngineResources) -> None:
     for task in _tasks(engine)[::6]:
         for condition in SR_CONDITIONS:
             trace = run_episode(resources=engine, task=task, condition_id=condition, catalog_size=500)
-            sizes = [len(t.exposed_route_ids) for t in trace.turns]
+            sizes = [len(trace.exposed_route_ids(t)) for t in trace.turns]
             refreshes = sum(len(t.retrieval_calls) for t in trace.turns[1:])
             if condition == "SR-PROGRESSIVE-STATIC":
                 assert sizes == sorted(sizes) and max(sizes) <= 30
                 # Cumulative: each exposure extends the previous one by at most 5 (fewer only when the
                 # ranking itself runs out), in the ranking's order.
                 assert all(0 <= b - a <= 5 for a, b in itertools.pairwise(sizes))
-                exposures = [t.exposed_route_ids for t in trace.turns]
+                exposures = [trace.exposed_route_ids(t) for t in trace.turns]
                 assert all(b[: len(a)] == a for a, b in itertools.pairwise(exposures))
                 assert trace.metrics["retrieval_calls"] == 1
             else:

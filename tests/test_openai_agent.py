@@ -6,6 +6,7 @@ Fixtures in tests/fixtures/llm/ were recorded from llama-cpp-python's server wit
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import Iterator
@@ -15,12 +16,13 @@ from typing import Any, ClassVar
 
 import pytest
 
-from schemarouter.runtime.agents.model_cache import ModelCallCache
+from schemarouter.runtime.agents.model_cache import ModelCallCache, request_key, serialize_request
 from schemarouter.runtime.agents.openai_agent import (
     ModelServerError,
     OpenAIAgent,
     OpenAISettings,
     build_request,
+    openai_agent_from,
     parse_response,
 )
 from schemarouter.runtime.agents.protocol import AgentView, BadOutput, FinalAnswer, ToolCall
@@ -83,12 +85,12 @@ def test_malformed_calls_never_raise(message: dict[str, Any]) -> None:
     assert isinstance(parse_response({"choices": [{"message": message}]}, NAMES), BadOutput)
 
 
-def _view() -> AgentView:
+def _view(query: str = "weather in Paris") -> AgentView:
     endpoint = Endpoint(
         route_id="geo.geocode.v1",
         name="geo_geocode",
         domain="geo",
-        summary="Look up coordinates.",
+        summary="Look up coordinates of a place (Zürich, 東京).",
         description="",
         summaries={"en": "Look up coordinates."},
         inputs=(
@@ -110,7 +112,7 @@ def _view() -> AgentView:
             result=None,
         ),
     )
-    prompt = build_prompt(system_prompt="sys", query="weather in Paris", history=history, exposed=(endpoint,))
+    prompt = build_prompt(system_prompt="sys", query=query, history=history, exposed=(endpoint,))
     return AgentView(turn=2, prompt=prompt, exposed=(endpoint,), history=history)
 
 
@@ -128,9 +130,12 @@ def test_request_is_exactly_the_engine_prompt() -> None:
 class _Replay(BaseHTTPRequestHandler):
     responses: ClassVar[list[tuple[int, dict[str, Any]]]] = []
     received: ClassVar[list[dict[str, Any]]] = []
+    raw: ClassVar[list[bytes]] = []
 
     def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        data = self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).raw.append(data)
+        body = json.loads(data)
         type(self).received.append(body)
         status, payload = type(self).responses.pop(0) if type(self).responses else (500, {"error": "empty"})
         data = json.dumps(payload).encode()
@@ -169,14 +174,60 @@ def test_cache_replays_without_calling_the_server(server: str, tmp_path: Path) -
     assert len(_Replay.received) == 1
 
 
-def test_no_cache_bypasses_reads(server: str, tmp_path: Path) -> None:
-    _Replay.responses = [(200, recorded("en_weather_tools_auto"))] * 2
+def test_no_cache_bypasses_reads_and_writes_nothing(server: str, tmp_path: Path) -> None:
+    _Replay.responses = [(200, recorded("en_weather_tools_auto"))] * 3
     settings = OpenAISettings(base_url=server, model="m", retries=0)
     cache = ModelCallCache(tmp_path / "cache.sqlite")
     OpenAIAgent(settings=settings, cache=cache).decide(_view())
     agent = OpenAIAgent(settings=settings, cache=cache, use_cache=False)
     agent.decide(_view())
     assert agent.server_calls == 1
+    other = _view(query="another question")
+    agent.decide(other)
+    assert agent.server_calls == 2
+    assert cache._db.execute("SELECT COUNT(*) FROM calls").fetchone() == (1,)  # only the first agent's
+
+
+def test_no_cache_option_opens_no_cache_file(tmp_path: Path) -> None:
+    spec = {
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": "m",
+        "temperature": 0,
+        "seed": 0,
+        "max_tokens": 8,
+        "timeout_s": 1,
+        "retries": 0,
+        "backoff_s": 0,
+        "constrained_decoding": False,
+    }
+    path = tmp_path / "calls.sqlite"
+    agent = openai_agent_from(spec, {"cache_path": str(path), "no_cache": True})
+    assert agent.cache is None and not path.exists()
+    assert openai_agent_from(spec, {"cache_path": str(path)}).cache is not None and path.exists()
+
+
+@pytest.mark.parametrize("constrained", [False, True])
+def test_a_request_is_serialized_once_into_the_canonical_text(constrained: bool) -> None:
+    view = _view()
+    request = build_request(
+        OpenAISettings(base_url="http://x/v1", model="m", constrained_decoding=constrained), view
+    )
+    canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    spliced = serialize_request(request, view.prompt.tool_texts if "tools" in request else None)
+    assert spliced.text == canonical and spliced.body == canonical.encode("utf-8")
+    assert spliced.key == hashlib.sha256(canonical.encode("utf-8")).hexdigest() == request_key(request)
+    assert serialize_request(request) == spliced
+    assert json.loads(spliced.body) == request
+
+
+def test_the_body_sent_is_the_cached_text(server: str, tmp_path: Path) -> None:
+    _Replay.responses = [(200, recorded("en_weather_tools_auto"))]
+    cache = ModelCallCache(tmp_path / "cache.sqlite")
+    agent = OpenAIAgent(settings=OpenAISettings(base_url=server, model="m", retries=0), cache=cache)
+    agent.decide(_view())
+    (stored,) = cache._db.execute("SELECT request FROM calls").fetchone()
+    assert _Replay.raw[-1] == stored.encode("utf-8")
+    assert json.loads(stored) == build_request(agent.settings, _view())
 
 
 def test_server_errors_retry_then_raise_an_infrastructure_error(server: str) -> None:

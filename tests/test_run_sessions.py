@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -120,6 +122,17 @@ def test_one_session_at_a_time_per_directory(tmp_path: Path) -> None:
         SessionLock(run_dir),
     ):
         pass
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_forked_workers_inherit_the_engine_the_parent_loaded(tmp_path: Path) -> None:
+    scope = small_scope()
+    loads, runs = tmp_path / "loads.txt", tmp_path / "runs.txt"
+    engine = FakeEngine(tasks=scope.tasks, load_log=loads, run_log=runs)
+    run_dir = execute(tmp_path / "run", request(scope), engine=engine, workers=2)
+    assert load_result_set([run_dir]).dirs[0].shard_complete
+    assert loads.read_text().split() == [str(os.getpid())]  # once, in this (the parent) process
+    assert str(os.getpid()) not in set(runs.read_text().split())  # episodes ran in the workers
 
 
 def test_an_engine_that_fails_to_load_leaves_an_event_until_a_session_loads_it(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from rich.console import Console
 from run_support import frozen_project
 
 from schemarouter.cli.run_flow import run_experiment
+from schemarouter.runtime.engine.trace import EpisodeTrace, read_trace
 from schemarouter.runtime.run.store import EpisodeStore
 
 
@@ -52,14 +53,14 @@ def test_run_counts_with_the_users_tokenizer_and_records_it(tmp_path: Path) -> N
         "sha256": hashlib.sha256(tokenizer.read_bytes()).hexdigest(),
     }
 
-    def first_trace(run_dir: Path) -> dict[str, object]:
+    def first_trace(run_dir: Path) -> EpisodeTrace:
         with EpisodeStore(run_dir, readonly=True) as store:
             (key,) = store.committed_keys()
-            return json.loads(store.read_trace(key) or "{}")
+            return read_trace(store.read_trace(key) or "{}")
 
     own_trace, default_trace = first_trace(own.run_dir), first_trace(default.run_dir)
-    assert own_trace["tokenizer"] == "huggingface:tokenizer.json"
-    assert default_trace["tokenizer"] == "tiktoken:cl100k_base"
-    own_turn, default_turn = own_trace["turns"][0], default_trace["turns"][0]  # type: ignore[index]
-    assert own_turn["exposed_route_ids"] == default_turn["exposed_route_ids"]
-    assert own_turn["schema_tokens"] != default_turn["schema_tokens"]
+    assert own_trace.tokenizer == "huggingface:tokenizer.json"
+    assert default_trace.tokenizer == "tiktoken:cl100k_base"
+    own_turn, default_turn = own_trace.turns[0], default_trace.turns[0]
+    assert own_trace.exposed_route_ids(own_turn) == default_trace.exposed_route_ids(default_turn)
+    assert own_turn.schema_tokens != default_turn.schema_tokens

@@ -22,11 +22,24 @@ _WORD = re.compile(r"[a-z]+")
 class AdversarialAgent:
     name = "adversarial"
 
-    def __init__(self, *, task_id: str, catalog: tuple[Endpoint, ...], seed_label: str, max_calls: int):
+    def __init__(
+        self,
+        *,
+        task_id: str,
+        catalog: tuple[Endpoint, ...],
+        seed_label: str,
+        max_calls: int,
+        destructive: tuple[Endpoint, ...] | None = None,
+    ):
         digest = hashlib.sha256(f"{seed_label}:{task_id}".encode()).digest()
         self._rng = random.Random(int.from_bytes(digest[:8], "big"))
         self._catalog = catalog
-        self._destructive = tuple(e for e in catalog if e.side_effect == "destructive")
+        # The catalog's destructive routes in catalog order; given when precomputed once per catalog.
+        self._destructive = (
+            destructive
+            if destructive is not None
+            else tuple(e for e in catalog if e.side_effect == "destructive")
+        )
         self._max_calls = max_calls
 
     def decide(self, view: AgentView) -> Decision:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemarouter.runtime.agents.model_cache import ModelCallCache
+from schemarouter.runtime.agents.model_cache import ModelCallCache, SerializedRequest, serialize_request
 from schemarouter.runtime.agents.protocol import AgentView, BadOutput, Decision, FinalAnswer, ToolCall
 
 
@@ -152,20 +152,23 @@ def _parse_constrained(content: str) -> Decision:
 class OpenAIAgent:
     settings: OpenAISettings
     cache: ModelCallCache | None = None
-    use_cache: bool = True
+    use_cache: bool = True  # False: the cache is neither read nor written
     records: list[CallRecord] = field(default_factory=list)
     server_calls: int = 0
     name: str = "openai"
 
     def decide(self, view: AgentView) -> Decision:
         request = build_request(self.settings, view)
+        # One serialization per call: the cache key, the stored text and the body all come from it.
+        serialized = serialize_request(request, view.prompt.tool_texts if "tools" in request else None)
         calls_before = self.server_calls
-        response = self.cache.get(request) if (self.cache is not None and self.use_cache) else None
+        cache = self.cache if self.use_cache else None
+        response = cache.get(serialized) if cache is not None else None
         cached = response is not None
         if response is None:
-            response = self._post(request)
-            if self.cache is not None:
-                self.cache.put(request, response)
+            response = self._post(serialized)
+            if cache is not None:
+                cache.put(serialized, response)
         self.records.append(
             CallRecord(
                 cached=cached,
@@ -178,9 +181,9 @@ class OpenAIAgent:
         names = {t["function"]["name"] for t in view.prompt.tools}
         return parse_response(response, names, constrained=self.settings.constrained_decoding)
 
-    def _post(self, request: dict[str, Any]) -> dict[str, Any]:
+    def _post(self, request: SerializedRequest) -> dict[str, Any]:
         url = self.settings.base_url.rstrip("/") + "/chat/completions"
-        body = json.dumps(request).encode("utf-8")
+        body = request.body
         headers = {"Content-Type": "application/json"}
         if self.settings.api_key:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
@@ -209,7 +212,7 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
     """Settings from spec/agent.yaml ``openai``, overridden by run options (CLI flags).
 
     Options: ``base_url``, ``model``, ``constrained_decoding``, ``cache_path`` (SQLite file; omitted
-    means no cache), ``no_cache`` (bypass the cache for reads, still record new calls).
+    means no cache), ``no_cache`` (neither read nor write the cache: nothing is recorded).
     """
     merged = {**spec, **{k: v for k, v in options.items() if v is not None}}
     api_key_env = merged.get("api_key_env") or ""
@@ -226,5 +229,7 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
         constrained_decoding=bool(merged["constrained_decoding"]),
     )
     cache_path = merged.get("cache_path")
-    cache = ModelCallCache(Path(cache_path)) if cache_path else None
-    return OpenAIAgent(settings=settings, cache=cache, use_cache=not merged.get("no_cache", False))
+    no_cache = bool(merged.get("no_cache", False))
+    # --no-cache opens no cache at all, so not even an empty cache file is written.
+    cache = ModelCallCache(Path(cache_path)) if cache_path and not no_cache else None
+    return OpenAIAgent(settings=settings, cache=cache, use_cache=not no_cache)

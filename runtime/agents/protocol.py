@@ -6,11 +6,12 @@ no tool call ends the episode, as a chat completion without a tool call does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.prompt import HistoryEntry, Prompt
+from schemarouter.runtime.prompt import ExposedTools, HistoryEntry, Prompt
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,15 @@ class AgentView:
     prompt: Prompt
     exposed: tuple[Endpoint, ...]
     history: tuple[HistoryEntry, ...]
+    # The rendered set behind ``exposed`` when the engine built the view: its lookups are built once per
+    # set, not once per turn.
+    tools: ExposedTools | None = None
+
+    def exposed_by_route(self) -> Mapping[str, Endpoint]:
+        """The exposed endpoints by route ID."""
+        if self.tools is not None:
+            return self.tools.by_route
+        return {e.route_id: e for e in self.exposed}
 
 
 class Agent(Protocol):

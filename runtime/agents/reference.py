@@ -17,6 +17,7 @@ but it only ever sees and calls the exposed tools.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,13 +50,36 @@ def semantic_ids(endpoint: Endpoint) -> frozenset[str]:
     return frozenset(f.semantic_id for f in (*endpoint.inputs, *endpoint.outputs))
 
 
+class RouteFeatures:
+    """(semantic IDs, name tokens) per route of one catalog, computed once per route.
+
+    Keyed by route ID, so one instance serves one catalog (route IDs are unique within it)."""
+
+    def __init__(self) -> None:
+        self._by_route: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def of(self, endpoint: Endpoint) -> tuple[frozenset[str], frozenset[str]]:
+        hit = self._by_route.get(endpoint.route_id)
+        if hit is None:
+            hit = self._by_route[endpoint.route_id] = (semantic_ids(endpoint), name_tokens(endpoint))
+        return hit
+
+
 class ReferenceAgent:
     name = "reference"
 
-    def __init__(self, *, task: Task, catalog_by_route: dict[str, Endpoint], rule: MissingToolRule):
+    def __init__(
+        self,
+        *,
+        task: Task,
+        catalog_by_route: Mapping[str, Endpoint],
+        rule: MissingToolRule,
+        features: RouteFeatures | None = None,
+    ):
         self._task = task
         self._catalog = catalog_by_route
         self._rule = rule
+        self._features = features if features is not None else RouteFeatures()
 
     def decide(self, view: AgentView) -> Decision:
         executed = _executed_calls(view)
@@ -64,7 +88,7 @@ class ReferenceAgent:
         if step is None:
             values = {f.semantic_id: f.value for f in observations[-1].fields} if observations else {}
             return FinalAnswer(values=values, text="done")
-        exposed = {e.route_id: e for e in view.exposed}
+        exposed = view.exposed_by_route()
         literal = dict(step.literal_args)
         target = exposed.get(step.route_id)
         if target is not None:
@@ -97,8 +121,10 @@ class ReferenceAgent:
         return best[2]
 
     def _score(self, needed: Endpoint, candidate: Endpoint) -> float:
-        shared_ids = len(semantic_ids(needed) & semantic_ids(candidate))
-        shared_names = len(name_tokens(needed) & name_tokens(candidate))
+        needed_ids, needed_names = self._features.of(needed)
+        candidate_ids, candidate_names = self._features.of(candidate)
+        shared_ids = len(needed_ids & candidate_ids)
+        shared_names = len(needed_names & candidate_names)
         return self._rule.semantic_id_weight * shared_ids + self._rule.name_token_weight * shared_names
 
 

@@ -2,10 +2,14 @@
 
 The file is the ``Catalog`` model as JSON (sorted keys, endpoints sorted by route_id, two-space
 indent, UTF-8, trailing newline), so regenerating it is byte-identical.
+
+A catalog's digest is ``sha256:`` and the hex sha256 of that exact text (the file's bytes): traces name
+the catalog they exposed routes from by it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -23,14 +27,29 @@ def dump_catalog(catalog: Catalog) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
 
 
+def catalog_digest(catalog: Catalog) -> str:
+    """The digest of the catalog's file text (what :func:`load_catalog_with_digest` returns for its file)."""
+    return _digest(dump_catalog(catalog).encode("utf-8"))
+
+
+def _digest(raw: bytes) -> str:
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
 def load_catalog(catalogs_dir: Path, size: int) -> Catalog:
     """The catalog of ``size`` endpoints from ``catalogs_dir`` (run ``sr generate`` to create it)."""
+    return load_catalog_with_digest(catalogs_dir, size)[0]
+
+
+def load_catalog_with_digest(catalogs_dir: Path, size: int) -> tuple[Catalog, str]:
+    """The catalog and the digest of its file's bytes."""
     path = catalog_path(catalogs_dir, size)
     if not path.exists():
         raise SchemaRouterError(f"{path}: no catalog of size {size}; run `sr generate` first")
-    catalog = Catalog.model_validate_json(path.read_text(encoding="utf-8"))
+    raw = path.read_bytes()
+    catalog = Catalog.model_validate_json(raw.decode("utf-8"))
     if catalog.size != size or len(catalog.endpoints) != size:
         raise SchemaRouterError(
             f"{path}: declares size {catalog.size} with {len(catalog.endpoints)} endpoints, expected {size}"
         )
-    return catalog
+    return catalog, _digest(raw)

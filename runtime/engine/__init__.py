@@ -2,6 +2,13 @@
 
 from schemarouter.runtime.engine.episode import run_episode
 from schemarouter.runtime.engine.resources import CatalogResources, EngineResources
-from schemarouter.runtime.engine.trace import TRACE_VERSION, EpisodeTrace
+from schemarouter.runtime.engine.trace import TRACE_VERSION, EpisodeTrace, read_trace
 
-__all__ = ["TRACE_VERSION", "CatalogResources", "EngineResources", "EpisodeTrace", "run_episode"]
+__all__ = [
+    "TRACE_VERSION",
+    "CatalogResources",
+    "EngineResources",
+    "EpisodeTrace",
+    "read_trace",
+    "run_episode",
+]

@@ -19,7 +19,13 @@ from typing import Any, Literal
 from schemarouter.runtime.agents.protocol import Agent, AgentView, BadOutput, CannotProceed, FinalAnswer
 from schemarouter.runtime.engine.metrics import episode_metrics
 from schemarouter.runtime.engine.resources import CatalogResources, EngineResources
-from schemarouter.runtime.engine.trace import EpisodeTrace, TraceDecision, TraceResult, TurnRecord
+from schemarouter.runtime.engine.trace import (
+    EpisodeTrace,
+    ExposureTable,
+    TraceDecision,
+    TraceResult,
+    TurnRecord,
+)
 from schemarouter.runtime.exposure import ExposurePolicy, build_policy
 from schemarouter.runtime.exposure.registry import PolicyInputs
 from schemarouter.runtime.policy import Allow, PolicyGate, execute_allowed
@@ -57,7 +63,7 @@ def run_episode(
     gate = PolicyGate(cat.by_name, visible.grants)
     episode = _Episode(resources, cat, task, policy, gate, agent)
     episode.pending_retrievals = policy.start(visible.query)
-    initial_exposure = list(policy.exposed)
+    initial_exposure = episode.exposures.ref(policy.exposed)
     ended_by = episode.loop()
     check = check_task(task, episode.executed, episode.world, gave_final_answer=ended_by == "final_answer")
     trace_wo_metrics: dict[str, Any] = {
@@ -68,6 +74,8 @@ def run_episode(
         "catalog": catalog_size,
         "agent": agent.name,
         "tokenizer": resources.tokenizer_name,
+        "catalog_digest": cat.digest,
+        "exposures": episode.exposures.lists,
         "initial_exposure": initial_exposure,
         "turns": episode.turns,
         "ended_by": ended_by,
@@ -107,6 +115,9 @@ def summarize_model_calls(turns: list[TurnRecord]) -> dict[str, int] | None:
     }
 
 
+_INITIAL_STATE = ObservableState.initial()
+
+
 class _Episode:
     def __init__(
         self,
@@ -124,10 +135,13 @@ class _Episode:
         self.gate = gate
         self.agent = agent
         self.world = task.hidden.world
-        self.state = ObservableState.initial().with_task_incomplete(True)
+        self.query = task.visible().query
+        self.state = _INITIAL_STATE  # immutable; task_incomplete is True in the initial state
+        self.milestones = 0  # milestones reached by the executed calls so far
         self.executed: list[ExecutedCall] = []
         self.history: list[HistoryEntry] = []
         self.turns: list[TurnRecord] = []
+        self.exposures = ExposureTable()
         self.pending_retrievals: list[Any] = []
         self.after_tool_turn = False
 
@@ -135,20 +149,18 @@ class _Episode:
         engine = self.resources.engine_spec
         no_progress = 0
         for turn in range(1, engine.max_model_turns + 1):
-            exposed = tuple(self.cat.by_route[r] for r in self.policy.exposed)
+            tools = self.cat.exposed(self.policy.exposed)
+            history = tuple(self.history)
             prompt = build_prompt(
-                system_prompt=engine.system_prompt,
-                query=self.task.visible().query,
-                history=tuple(self.history),
-                exposed=exposed,
+                system_prompt=engine.system_prompt, query=self.query, history=history, exposed=tools
             )
-            tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts)
+            tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts, tools_key=tools)
             records_before = len(getattr(self.agent, "records", ()))
-            decision = self.agent.decide(AgentView(turn, prompt, exposed, tuple(self.history)))
+            decision = self.agent.decide(AgentView(turn, prompt, tools.endpoints, history, tools))
             model_call = self._model_call(records_before)
             base: dict[str, Any] = {
                 "turn": turn,
-                "exposed_route_ids": list(self.policy.exposed),
+                "exposure": self.exposures.ref(tools.route_ids),
                 "ranking_top5": None if self.policy.ranking_top5 is None else list(self.policy.ranking_top5),
                 "retrieval_calls": [c.audit_dict() for c in self.pending_retrievals],
                 "schema_tokens": tokens.schema_tokens,
@@ -175,7 +187,7 @@ class _Episode:
                     )
                 )
                 return kind
-            progressed = self._tool_turn(turn, decision, base)
+            progressed = self._tool_turn(turn, decision, base, tools.names)
             no_progress = 0 if progressed else no_progress + 1
             if no_progress >= engine.max_consecutive_no_progress_turns:
                 return "no_progress"
@@ -198,7 +210,9 @@ class _Episode:
             "system_fingerprint": r.system_fingerprint,
         }
 
-    def _tool_turn(self, turn: int, decision: Any, base: dict[str, Any]) -> bool:
+    def _tool_turn(
+        self, turn: int, decision: Any, base: dict[str, Any], exposed_names: frozenset[str]
+    ) -> bool:
         if isinstance(decision, BadOutput):
             tool_name, arguments = decision.tool_name or "", decision.raw
             trace_decision = TraceDecision(
@@ -211,9 +225,9 @@ class _Episode:
             turn=turn,
             tool_name=tool_name,
             arguments=arguments,
-            exposed_names=self.cat.names_of(self.policy.exposed),
+            exposed_names=exposed_names,
         )
-        before = milestones_reached(self.task, self.executed)
+        before = self.milestones  # what self.executed reached before this turn
         new_route = False
         result: ToolResult | None = None
         if isinstance(verdict, Allow):
@@ -240,9 +254,10 @@ class _Episode:
                 status="blocked", route_id=route_id, error_class=error_class, fields=[], message=None
             )
             model_view = {"status": "error", "error": error_class}
-        after = milestones_reached(self.task, self.executed)
+        after = self.milestones = milestones_reached(self.task, self.executed)
         incomplete = after < self.task_milestones_total
-        self.state = self.state.with_task_incomplete(incomplete)
+        if self.state.task_incomplete is not incomplete:  # the state is immutable: rebuild only on change
+            self.state = self.state.with_task_incomplete(incomplete)
         self.history.append(
             HistoryEntry(
                 turn=turn,

@@ -88,8 +88,8 @@ def episode_metrics(
     integrity = recompute_integrity(attempts)
 
     exposed_union: set[str] = set()
-    for t in turns:
-        exposed_union.update(_get(t, "exposed_route_ids"))
+    for route_ids in _turn_exposures(trace):
+        exposed_union.update(route_ids)
     total = trace["milestones_total"]
     return {
         "task_pass": int(passed),
@@ -115,6 +115,15 @@ def episode_metrics(
         "integrity_consistent_attempts": integrity.consistent,
         "integrity_attempts": integrity.attempts,
     }
+
+
+def _turn_exposures(trace: dict[str, Any]) -> list[list[str]]:
+    """Each distinct list of route IDs some turn exposed (version 2: by reference; version 1: per turn)."""
+    turns = trace["turns"]
+    table = trace.get("exposures")
+    if table is None:
+        return [_get(t, "exposed_route_ids") for t in turns]
+    return [table[i] for i in sorted({_get(t, "exposure") for t in turns})]
 
 
 def _get(obj: Any, key: str) -> Any:

@@ -1,7 +1,8 @@
 """Everything an episode needs that is expensive to build: built once per process, reused per episode.
 
-Per catalog size: the catalog, its retrieval index and the two retrievers over it. Shared: the
-surface, the compiled specs, and a token counter whose caches live as long as the process.
+Per catalog size: the catalog, its digest, its route lookups, its rendered tool schemas, its retrieval
+index and the two retrievers over it. Shared: the surface, the compiled specs, and a token counter whose
+caches live as long as the process. Nothing here is rebuilt per episode.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ from typing import Any
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.agents.protocol import Agent
-from schemarouter.runtime.agents.registry import make_agent
-from schemarouter.runtime.catalog.io import load_catalog
+from schemarouter.runtime.agents.registry import AgentCatalog, make_agent
+from schemarouter.runtime.catalog.io import catalog_digest, load_catalog_with_digest
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
+from schemarouter.runtime.prompt import ExposedTools, ToolSchemas
 from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec, StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.spec_model import CompiledSpec
 from schemarouter.runtime.surface.io import load_surface
@@ -31,24 +33,47 @@ class CatalogResources:
     catalog: Catalog
     static_retriever: StaticRetriever
     state_aware_retriever: StateAwareRetriever
+    digest: str | None = None  # the catalog file's digest; computed from the catalog when not given
     by_route: dict[str, Endpoint] = field(init=False)
     by_name: dict[str, Endpoint] = field(init=False)
     route_ids: tuple[str, ...] = field(init=False)
-    _names: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict, init=False)
+    schemas: ToolSchemas = field(init=False)
+    agent_catalog: AgentCatalog = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.digest is None:
+            self.digest = catalog_digest(self.catalog)
         self.by_route = self.catalog.by_route()
         self.by_name = self.catalog.by_name()
         self.route_ids = tuple(sorted(self.by_route))
+        self.schemas = ToolSchemas(self.by_route, self.digest)
+        self.agent_catalog = AgentCatalog(self.catalog.endpoints)
+
+    @classmethod
+    def build(
+        cls,
+        catalog: Catalog,
+        retriever_spec: RetrieverSpec,
+        state_contract: Any,
+        *,
+        digest: str | None = None,
+    ) -> CatalogResources:
+        """Index ``catalog`` and build its retrievers (once per catalog and process)."""
+        index = RetrievalIndex.build(catalog, retriever_spec)
+        return cls(
+            catalog=catalog,
+            static_retriever=StaticRetriever(index),
+            state_aware_retriever=StateAwareRetriever(index, state_contract),
+            digest=digest,
+        )
+
+    def exposed(self, route_ids: Sequence[str]) -> ExposedTools:
+        """The rendered set for these route IDs, in this order (cached per set)."""
+        return self.schemas.exposed(route_ids)
 
     def names_of(self, route_ids: Sequence[str]) -> frozenset[str]:
-        key = tuple(route_ids)
-        names = self._names.get(key)
-        if names is None:
-            names = frozenset(self.by_route[r].name for r in key)
-            if len(self._names) < 50_000:
-                self._names[key] = names
-        return names
+        """Tool names of these routes (cached with their rendered set)."""
+        return self.exposed(route_ids).names
 
 
 class EngineResources:
@@ -95,12 +120,9 @@ class EngineResources:
         retriever_spec = RetrieverSpec.from_compiled(compiled)
         catalogs: dict[int, CatalogResources] = {}
         for size in catalog_sizes:
-            catalog = load_catalog(paths.catalogs_dir, size)
-            index = RetrievalIndex.build(catalog, retriever_spec)
-            catalogs[size] = CatalogResources(
-                catalog=catalog,
-                static_retriever=StaticRetriever(index),
-                state_aware_retriever=StateAwareRetriever(index, compiled.state_contract),
+            catalog, digest = load_catalog_with_digest(paths.catalogs_dir, size)
+            catalogs[size] = CatalogResources.build(
+                catalog, retriever_spec, compiled.state_contract, digest=digest
             )
         return cls(
             compiled=compiled,
@@ -112,6 +134,13 @@ class EngineResources:
             tokenizer_path=tokenizer_path,
             agent_options=agent_options,
         )
+
+    def has_catalog(self, size: int) -> bool:
+        return size in self._catalogs
+
+    def add_catalog(self, size: int, catalog: CatalogResources) -> None:
+        """Make another catalog available under ``size`` (benchmarks' synthetic catalogs)."""
+        self._catalogs[size] = catalog
 
     def catalog(self, size: int) -> CatalogResources:
         try:
@@ -138,7 +167,7 @@ class EngineResources:
         return make_agent(
             self.agent,
             task=task,
-            endpoints=catalog.catalog.endpoints,
+            catalog=catalog.agent_catalog,
             settings=self.agent_spec,
             options=self.agent_options,
         )

@@ -26,9 +26,8 @@ def render_trace(trace: EpisodeTrace, console: Console | None = None) -> None:
         for call in turn.retrieval_calls:
             console.print(f"[cyan]retrieve[/] {_short(call.get('text', ''), 160)}")
             console.print(f"  → {', '.join(call.get('route_ids', [])[:10])}")
-        console.print(
-            f"exposed ({len(turn.exposed_route_ids)}): {_short(', '.join(turn.exposed_route_ids), 160)}"
-        )
+        exposed = trace.exposed_route_ids(turn)
+        console.print(f"exposed ({len(exposed)}): {_short(', '.join(exposed), 160)}")
         console.print(f"tokens: schema {turn.schema_tokens}, input {turn.input_tokens}")
         d = turn.decision
         if d.kind in ("tool_call", "bad_output"):

@@ -1,17 +1,26 @@
 """The episode trace: one versioned JSON record per episode.
 
-Changing any field's meaning or name means bumping ``TRACE_VERSION`` (and the runtime README's
+Changing any field's meaning or name means bumping ``TRACE_VERSION`` (and the engine README's
 format section). Only ``wall_latency_ms`` and the retrieval calls' ``latency_us`` are not
 deterministic; everything else is byte-identical for the same spec, seed and code.
+
+Exposure is recorded by reference: the catalog's digest names the catalog, each distinct exposed
+list of route IDs is stored once in ``exposures``, and turns refer to it by index (version 2). Read a
+stored trace with :func:`read_trace`, which also reads version 1 (route IDs repeated in every turn).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-TRACE_VERSION = 1
+from schemarouter.errors import SchemaRouterError
+
+TRACE_VERSION = 2
+READABLE_TRACE_VERSIONS = (1, 2)
 
 
 class TraceDecision(BaseModel):
@@ -48,7 +57,10 @@ class TurnRecord(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     turn: int = Field(description="1-based model turn.")
-    exposed_route_ids: list[str] = Field(description="Route IDs exposed in this turn, in the order shown.")
+    exposure: int = Field(
+        description="Index into the episode's exposures: the route IDs exposed in this turn, in the "
+        "order shown."
+    )
     ranking_top5: list[str] | None = Field(
         description="Top 5 of the ranking the condition used for this decision point (null: no ranking)."
     )
@@ -86,7 +98,16 @@ class EpisodeTrace(BaseModel):
     catalog: int = Field(description="Catalog size.")
     agent: str = Field(description="Agent name.")
     tokenizer: str = Field(description="Tokenizer used for the counts.")
-    initial_exposure: list[str] = Field(description="Route IDs exposed in the first turn.")
+    catalog_digest: str | None = Field(
+        description="Digest of the catalog file the route IDs refer to (sha256:...); null when read from a "
+        "version-1 trace, which did not record it."
+    )
+    exposures: list[list[str]] = Field(
+        description="Each distinct exposed list of route IDs once, in order of first use."
+    )
+    initial_exposure: int = Field(
+        description="Index into exposures: the route IDs exposed in the first turn."
+    )
     turns: list[TurnRecord] = Field(description="Model turns in order.")
     ended_by: Literal["final_answer", "cannot_proceed", "max_turns", "no_progress"] = Field(
         description="Why the episode stopped."
@@ -104,3 +125,70 @@ class EpisodeTrace(BaseModel):
         "tokens, summed over the episode. Not deterministic.",
     )
     wall_latency_ms: float = Field(description="Wall-clock time of the episode. Not deterministic.")
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> EpisodeTrace:
+        n = len(self.exposures)
+        if not 0 <= self.initial_exposure < n or any(not 0 <= t.exposure < n for t in self.turns):
+            raise ValueError(f"an exposure index is outside the {n} recorded exposures")
+        return self
+
+    def exposed_route_ids(self, turn: TurnRecord) -> list[str]:
+        """The route IDs exposed in ``turn`` (one of this trace's turns), in the order shown."""
+        return self.exposures[turn.exposure]
+
+    def initial_route_ids(self) -> list[str]:
+        """The route IDs exposed in the first turn."""
+        return self.exposures[self.initial_exposure] if self.exposures else []
+
+
+def read_trace(data: str | bytes | Mapping[str, Any]) -> EpisodeTrace:
+    """A stored trace (JSON text or its parsed object) of any readable version, as the current model.
+
+    A version-1 trace repeats the exposed route IDs in every turn and names no catalog digest; it is
+    read into the current shape with the same information (``catalog_digest`` null).
+    """
+    raw: Any = json.loads(data) if isinstance(data, str | bytes) else dict(data)
+    if not isinstance(raw, dict):
+        raise SchemaRouterError("trace: not a JSON object")
+    version = raw.get("trace_version")
+    if version not in READABLE_TRACE_VERSIONS:
+        readable = ", ".join(map(str, READABLE_TRACE_VERSIONS))
+        raise SchemaRouterError(f"trace: version {version!r} is not readable; readable: {readable}")
+    if version == 1:
+        raw = _upgrade_v1(raw)
+    return EpisodeTrace.model_validate(raw)
+
+
+def _upgrade_v1(raw: dict[str, Any]) -> dict[str, Any]:
+    table = ExposureTable()
+    initial = table.ref(raw.get("initial_exposure") or [])
+    turns = []
+    for t in raw.get("turns") or []:
+        turn = {k: v for k, v in t.items() if k != "exposed_route_ids"}
+        turn["exposure"] = table.ref(t.get("exposed_route_ids") or [])
+        turns.append(turn)
+    return {
+        **raw,
+        "trace_version": TRACE_VERSION,
+        "catalog_digest": None,
+        "exposures": table.lists,
+        "initial_exposure": initial,
+        "turns": turns,
+    }
+
+
+class ExposureTable:
+    """Distinct exposed route-ID lists in order of first use, each referred to by its index."""
+
+    def __init__(self) -> None:
+        self.lists: list[list[str]] = []
+        self._index: dict[tuple[str, ...], int] = {}
+
+    def ref(self, route_ids: tuple[str, ...] | list[str]) -> int:
+        key = route_ids if isinstance(route_ids, tuple) else tuple(route_ids)
+        index = self._index.get(key)
+        if index is None:
+            index = self._index[key] = len(self.lists)
+            self.lists.append(list(key))
+        return index

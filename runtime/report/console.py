@@ -7,13 +7,14 @@ ResultSet, which holds keys and counts, never outcomes.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from schemarouter.runtime.run.resultset import ResultSet
+if TYPE_CHECKING:  # imported for the annotation only: `sr --help` does not load the run package
+    from schemarouter.runtime.run.resultset import ResultSet
 
 LOG_WIDTH = 132
 

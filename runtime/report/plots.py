@@ -6,21 +6,19 @@
 * ``tokens_vs_pass.png``: mean tool-schema tokens against task pass, per condition and catalog size,
   with 95% intervals on both axes.
 
-PNG metadata carries no software version or time, so the files depend on the data only.
+PNG metadata carries no software version or time, so the files depend on the data only. matplotlib is
+imported when the first plot is drawn, never on import of this module, so commands that do not draw
+do not pay for it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PLOT_FILES = ("gate_forest.png", "recall_heatmap.png", "tokens_vs_pass.png")
 RECALL_METRIC = "next_tool_recall_at_5"
@@ -45,7 +43,18 @@ def write_plots(
     return paths
 
 
+def _new_figure(**kwargs: Any) -> Figure:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    return Figure(**kwargs)
+
+
 def _save(fig: Figure, path: Path) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     FigureCanvasAgg(fig)
     fig.savefig(path, dpi=100, metadata={"Software": None})
 
@@ -54,7 +63,7 @@ def _gate_forest(report: dict[str, Any]) -> Figure:
     gate = report["gate"]
     catalogs = list(gate["by_catalog"])
     codes = [c["code"] for c in gate["by_catalog"][catalogs[0]]["criteria"]]
-    fig = Figure(figsize=(9, 1.6 * len(codes) + 0.8))
+    fig = _new_figure(figsize=(9, 1.6 * len(codes) + 0.8))
     axes = fig.subplots(len(codes), 1, squeeze=False)[:, 0]
     fig.subplots_adjust(left=0.13, right=0.97, top=1 - 0.75 / fig.get_figheight(), bottom=0.04, hspace=0.75)
     fig.suptitle(f"Gate {gate['verdict']}: {gate['treatment']} vs {gate['comparator']}", fontweight="bold")
@@ -94,7 +103,7 @@ def _recall_heatmap(
     conditions = [
         c for c in report["scope"]["conditions"] if RECALL_METRIC in report["metrics"][c][str(catalogs[0])]
     ]
-    fig = Figure(figsize=(3.6 * len(catalogs) + 2.4, 2.8 * max(1, len(conditions)) + 0.6))
+    fig = _new_figure(figsize=(3.6 * len(catalogs) + 2.4, 2.8 * max(1, len(conditions)) + 0.6))
     if not conditions:
         fig.text(0.5, 0.5, "Recall@5 applies to none of the run's conditions", ha="center")
         return fig
@@ -138,7 +147,7 @@ def _ratio(pair: list[float]) -> float:
 
 
 def _tokens_vs_pass(report: dict[str, Any]) -> Figure:
-    fig = Figure(figsize=(10, 5.5))
+    fig = _new_figure(figsize=(10, 5.5))
     ax = fig.subplots()
     fig.subplots_adjust(left=0.08, right=0.7, top=0.92, bottom=0.1)
     catalogs = [str(k) for k in report["scope"]["catalogs"]]

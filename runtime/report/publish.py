@@ -2,17 +2,23 @@
 
 The one place where a scoring is recorded in spec/freeze.lock (``record_scoring_started``): the first
 time a terminal, frozen result set is scored, after every refusal check has passed.
+
+The plots are the slow, optional part (matplotlib's import and three PNGs). A command that prints a
+verdict scores with ``plots=False``, starts :func:`start_plots` (a forked child on Linux, so the plots
+are drawn while the verdict prints), and waits for it last.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import sys
 from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
-from schemarouter.runtime.report.plots import RECALL_METRIC, write_plots
+from schemarouter.runtime.report.plots import PLOT_FILES, RECALL_METRIC, write_plots
 from schemarouter.runtime.run import jsonio
 from schemarouter.runtime.run.resultset import load_result_set
 from schemarouter.runtime.scoring import ScoreResult, ScoringSpec, score_result_set
@@ -58,16 +64,56 @@ def render_report(
     titles = {m.id: m.title for m in spec.metrics}
     jsonio.write_text_atomic(out_dir / REPORT_MD_FILE, render_markdown(report, latency, titles, lineage))
     if plots:
-        recall = spec.metric(RECALL_METRIC)
-        assert recall.numerator is not None and recall.denominator is not None
-        write_plots(
-            out_dir,
-            report,
-            jsonio.read_jsonl(out_dir / PER_TASK_FILE),
-            strata=spec.strata,
-            languages=spec.languages,
-            recall_components=(recall.numerator, recall.denominator),
-        )
+        draw_plots(out_dir, spec)
+
+
+def draw_plots(out_dir: Path, spec: ScoringSpec) -> list[Path]:
+    """The PNG plots from the JSON files scoring wrote in ``out_dir``."""
+    recall = spec.metric(RECALL_METRIC)
+    assert recall.numerator is not None and recall.denominator is not None
+    return write_plots(
+        out_dir,
+        jsonio.read_json(out_dir / REPORT_FILE),
+        jsonio.read_jsonl(out_dir / PER_TASK_FILE),
+        strata=spec.strata,
+        languages=spec.languages,
+        recall_components=(recall.numerator, recall.denominator),
+    )
+
+
+class PlotJob:
+    """Plots being drawn for one scored directory; :meth:`wait` returns once they are written."""
+
+    def __init__(self, out_dir: Path, spec: ScoringSpec) -> None:
+        self.out_dir, self._spec = out_dir, spec
+        self._process: multiprocessing.process.BaseProcess | None = None
+        if sys.platform.startswith("linux"):
+            # fork: the child has the loaded modules and the spec already; nothing is pickled.
+            self._process = multiprocessing.get_context("fork").Process(
+                target=_draw_in_child, args=(out_dir, spec), daemon=True
+            )
+            self._process.start()
+
+    def wait(self) -> list[Path]:
+        """Block until the plots are written (drawing them here where no child was started)."""
+        if self._process is None:
+            return draw_plots(self.out_dir, self._spec)
+        self._process.join()
+        if self._process.exitcode != 0:
+            raise SchemaRouterError(
+                f"{self.out_dir}: drawing the plots failed (exit code {self._process.exitcode}); "
+                "report.json and report.md are written"
+            )
+        return [self.out_dir / name for name in PLOT_FILES]
+
+
+def start_plots(out_dir: Path, compiled: Any) -> PlotJob:
+    """Start drawing the plots of a directory that ``score_and_publish(..., plots=False)`` wrote."""
+    return PlotJob(out_dir, ScoringSpec.from_compiled(compiled))
+
+
+def _draw_in_child(out_dir: Path, spec: ScoringSpec) -> None:
+    draw_plots(out_dir, spec)
 
 
 def _record(paths: ProjectPaths, run_id: str, compiled: Any, lock: Any) -> None:

@@ -2,7 +2,10 @@
 
 Workers (processes, one ``LoadedEngine`` each) only compute; the parent alone writes to the store, one
 transaction per episode, so completion order never matters: outputs are later read back in canonical
-order. With ``workers == 1`` everything runs in the calling process.
+order. With ``workers == 1`` everything runs in the calling process. Where workers fork (Linux), the
+parent loads the engine once before the pool starts and every worker inherits it, instead of each
+loading its own; if that load fails, each worker loads for itself, so a load failure is reported per
+episode as before.
 
 An exception while an episode runs becomes an infrastructure event for that episode; a worker that dies
 takes its in-flight episodes with it, and each of them gets an event. Neither is ever a result, and the
@@ -167,11 +170,13 @@ def _execute_pool(
     chunks = [list(keys[i : i + chunk]) for i in range(0, len(keys), chunk)]
     pending = iter(chunks)
     in_flight: dict[cf.Future[list[tuple[EpisodeKey, EpisodeRecord | Failure]]], list[EpisodeKey]] = {}
+    context = _mp_context()
+    preloaded = context.get_start_method() == "fork" and _preload(engine, setup)
     pool = cf.ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=_mp_context(),
+        mp_context=context,
         initializer=_worker_init,
-        initargs=(engine, setup),
+        initargs=(engine, setup, preloaded),
     )
     stopped: str | None = None
 
@@ -205,7 +210,18 @@ def _execute_pool(
                 submit_more()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        _PRELOADED.clear()
     return sink.summary(stopped)
+
+
+def _preload(engine: EpisodeEngine, setup: EngineSetup) -> bool:
+    """Load the engine in the parent for forked workers to inherit; False (workers load) if it fails."""
+    _PRELOADED.clear()
+    try:
+        _PRELOADED["loaded"] = engine.load(setup)
+    except Exception:
+        return False
+    return True
 
 
 def _take(iterator: Any, n: int) -> list[Any]:
@@ -227,12 +243,17 @@ def _mp_context() -> multiprocessing.context.BaseContext:
 # -- worker side --------------------------------------------------------------------------------------
 
 _WORKER: dict[str, Any] = {}
+# The engine the parent loaded before forking its workers (copy-on-write in each worker).
+_PRELOADED: dict[str, LoadedEngine] = {}
 
 
-def _worker_init(engine: EpisodeEngine, setup: EngineSetup) -> None:
+def _worker_init(engine: EpisodeEngine, setup: EngineSetup, preloaded: bool = False) -> None:
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
     _WORKER["engine"] = engine
+    if preloaded and "loaded" in _PRELOADED:
+        _WORKER["loaded"] = _PRELOADED["loaded"]
+        return
     try:
         _WORKER["loaded"] = engine.load(setup)
     except Exception as err:  # reported per episode, so each gets its infrastructure event

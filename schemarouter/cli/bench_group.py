@@ -1,7 +1,8 @@
 """The ``sr bench`` sub-command group, shared by areas that measure speed.
 
 ``sr bench run`` (run_commands) registers here; other areas may add their own (e.g. ``sr bench
-retrieval``). This module only creates the group and mounts it on ``sr``, so no area owns it.
+retrieval``). This module creates the group, mounts it on ``sr``, and registers ``sr bench scale`` and
+``sr bench anchor`` (bench_commands), so no area owns it.
 Benchmarks print timings and ratios; tests never assert on them.
 """
 
@@ -19,3 +20,5 @@ bench_app = typer.Typer(
 from schemarouter.cli.app import app  # noqa: E402
 
 app.add_typer(bench_app, name="bench")
+
+from schemarouter.cli import bench_commands  # noqa: E402, F401  (registers `scale` and `anchor`)

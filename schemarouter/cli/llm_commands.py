@@ -13,7 +13,7 @@ from schemarouter.cli.app import ExperimentOpt, app, paths
 def llm_smoke(
     ctx: typer.Context,
     no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Call the server even for cached calls.")
+        bool, typer.Option("--no-cache", help="Call the server every time; read and write no cache.")
     ] = False,
     experiment: ExperimentOpt = None,
 ) -> None:

@@ -74,7 +74,7 @@ def run(
     ] = None,
     no_cache: Annotated[
         bool,
-        typer.Option("--no-cache", help="openai agent: call the server even when the cache has the call."),
+        typer.Option("--no-cache", help="openai agent: call the server every time; read and write no cache."),
     ] = False,
     tokenizer_json: Annotated[
         Path | None,

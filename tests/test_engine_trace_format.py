@@ -1,0 +1,103 @@
+"""The trace format: exposure by reference (version 2), and version-1 traces still read back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+from schemarouter.runtime.catalog.io import load_catalog_with_digest
+from schemarouter.runtime.engine import TRACE_VERSION, EngineResources, read_trace, run_episode
+from schemarouter.runtime.engine.trace import EpisodeTrace
+from schemarouter.workflow import load_engine
+
+ROOT = ProjectPaths.at(Path(__file__).resolve().parents[1])
+
+
+@pytest.fixture(scope="module")
+def engine() -> EngineResources:
+    return load_engine(paths=ROOT, catalog_sizes=(100,))
+
+
+def _trace(engine: EngineResources, condition: str, index: int = 0) -> EpisodeTrace:
+    task = engine.tasks[sorted(engine.tasks)[index]]
+    return run_episode(resources=engine, task=task, condition_id=condition, catalog_size=100)
+
+
+def _as_v1(trace: EpisodeTrace) -> dict[str, Any]:
+    """The same episode written in the version-1 shape: route IDs repeated in every turn."""
+    data = json.loads(trace.model_dump_json())
+    for turn in data["turns"]:
+        turn["exposed_route_ids"] = data["exposures"][turn.pop("exposure")]
+    data["initial_exposure"] = data["exposures"][data["initial_exposure"]]
+    for key in ("exposures", "catalog_digest"):
+        del data[key]
+    data["trace_version"] = 1
+    return data
+
+
+def test_full_catalog_is_stored_once_per_episode_and_names_the_catalog(engine: EngineResources) -> None:
+    trace = _trace(engine, "FULL")
+    assert trace.trace_version == TRACE_VERSION == 2
+    assert trace.catalog_digest == load_catalog_with_digest(ROOT.catalogs_dir, 100)[1]
+    assert trace.exposures == [sorted(engine.catalog(100).route_ids)]
+    assert len(trace.turns) > 1 and {t.exposure for t in trace.turns} == {0} and trace.initial_exposure == 0
+    text = trace.model_dump_json()
+    assert text.count(engine.catalog(100).route_ids[-1]) == 1
+
+
+def test_changing_exposures_each_get_one_entry(engine: EngineResources) -> None:
+    widened = 0
+    for index in range(0, 180, 9):
+        trace = _trace(engine, "SR-PROGRESSIVE-STATIC", index)
+        shown = [trace.exposed_route_ids(t) for t in trace.turns]
+        distinct = list(dict.fromkeys(tuple(s) for s in [trace.initial_route_ids(), *shown]))
+        assert [tuple(e) for e in trace.exposures] == distinct
+        assert trace.initial_route_ids() == shown[0]
+        widened += len(distinct) > 1
+    assert widened  # some episode widened, so the table held more than one list
+
+
+@pytest.mark.parametrize("condition", ["SR-5-STATE-AWARE", "FULL", "ORACLE"])
+def test_version_1_reads_back_with_the_same_information(engine: EngineResources, condition: str) -> None:
+    trace = _trace(engine, condition, 4)
+    old = _as_v1(trace)
+    got = read_trace(json.dumps(old))
+    assert got.trace_version == TRACE_VERSION and got.catalog_digest is None
+    assert got.model_dump(exclude={"catalog_digest"}) == trace.model_dump(exclude={"catalog_digest"})
+    assert [got.exposed_route_ids(t) for t in got.turns] == [t["exposed_route_ids"] for t in old["turns"]]
+
+
+def test_version_2_round_trips(engine: EngineResources) -> None:
+    trace = _trace(engine, "SR-5-STATE-AWARE", 7)
+    assert read_trace(trace.model_dump_json()) == trace
+    assert read_trace(json.loads(trace.model_dump_json())) == trace
+
+
+def test_metrics_recomputed_from_a_version_1_trace_are_the_same(engine: EngineResources) -> None:
+    from schemarouter.runtime.engine.metrics import episode_metrics
+
+    trace = _trace(engine, "SR-PROGRESSIVE-STATIC", 11)
+    old = _as_v1(trace)
+    task = engine.tasks[trace.task_id]
+    again = episode_metrics(task=task, trace=old, ranks=True, catalog=engine.catalog(100), wall_ms=0.0)
+    assert {k: v for k, v in again.items() if k != "wall_latency_ms"} == {
+        k: v for k, v in trace.metrics.items() if k != "wall_latency_ms"
+    }
+
+
+@pytest.mark.parametrize("bad", [{"trace_version": 3}, {"no": "version"}, [1, 2]])
+def test_unreadable_traces_are_clean_errors(bad: Any) -> None:
+    with pytest.raises(SchemaRouterError, match="trace:"):
+        read_trace(json.dumps(bad))
+
+
+def test_an_index_outside_the_table_is_refused(engine: EngineResources) -> None:
+    data = json.loads(_trace(engine, "SR-5-STATIC").model_dump_json())
+    data["turns"][0]["exposure"] = len(data["exposures"])
+    with pytest.raises(ValueError, match="outside"):
+        read_trace(data)
