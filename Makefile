@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 SR := $(BIN)/sr
 STAMP := $(VENV)/.stamp-install
 
-.PHONY: setup run test check lint typecheck golden golden-check bench freeze verify generate llm-setup llm-smoke llm-test clean
+.PHONY: setup run test check lint typecheck golden golden-check bench freeze verify generate schemas llm-setup llm-smoke llm-test clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -57,6 +57,10 @@ bench: $(STAMP)
 
 generate: $(STAMP)
 	$(SR) generate
+
+## The JSON Schemas of the lock, the compiled manifest and the trace, generated from their models.
+schemas: $(STAMP)
+	$(SR) schemas --update
 
 ## A real local model: llama-cpp-python builds from source (minutes), the GGUF comes from the registry.
 LLM_STAMP := $(VENV)/.stamp-llm

@@ -174,7 +174,7 @@ def _scan_events(loader: _EventLoader, file: str, events: list[Event]) -> tuple[
             top.expect_key = True
 
     while loader.check_event():
-        event = loader.get_event()
+        event: Event = loader.get_event()  # type: ignore[no-untyped-call]
         events.append(event)
         if isinstance(event, NodeEvent):
             path = node_path()

@@ -101,7 +101,9 @@ def _chains(graph: nx.DiGraph, goal: str, length: int) -> list[list[str]]:
     return found
 
 
-def _slot_inputs(e: Endpoint, slots: Mapping[str, str], exclude: frozenset[str] = frozenset()):
+def _slot_inputs(
+    e: Endpoint, slots: Mapping[str, str], exclude: frozenset[str] = frozenset()
+) -> tuple[tuple[str, str], ...]:
     return tuple(
         (f.name, slots[f.semantic_id])
         for f in e.inputs
@@ -154,7 +156,14 @@ def _is_conversion(graph: nx.DiGraph, route_id: str, dimensions: tuple[str, ...]
     return any(o.dimension in dimensions for o in e.outputs)
 
 
-def _recovery_plan(graph, where, goal_e, slots, failure, stratum) -> tuple[StepTemplate, ...]:
+def _recovery_plan(
+    graph: nx.DiGraph,
+    where: str,
+    goal_e: Endpoint,
+    slots: Mapping[str, str],
+    failure: tuple[str, str | None] | None,
+    stratum: StratumInfo,
+) -> tuple[StepTemplate, ...]:
     if failure is None or failure[0] not in stratum.error_classes:
         raise SchemaRouterError(
             f"{where}: recoverable_failure needs failure.error in {stratum.error_classes}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from schemarouter.compiler.generate.endpoints import Provenance
 from schemarouter.compiler.generate.load import GeneratorInputs
@@ -44,13 +45,13 @@ def _plan(draft: Draft) -> tuple[PlanStep, ...]:
 
 def _noise(
     inputs: GeneratorInputs, draft: Draft, routes: Mapping[str, Endpoint]
-) -> tuple[tuple[dict, ...], ...]:
+) -> tuple[tuple[dict[str, Any], ...], ...]:
     """Per step: other values of the pools its literal match inputs came from (noise records)."""
     out = []
     for s in draft.intent.plan:
         b = routes[s.route_id].behavior
         fields = {name: fld for fld, name in {**b.get("match", {}), **b.get("contains", {})}.items()}
-        entries: list[dict] = []
+        entries: list[dict[str, Any]] = []
         for input_name, slot in s.slot_inputs:
             pool = inputs.pools[draft.intent.slot_pools[slot]]
             if input_name not in fields or not pool.values:
@@ -68,7 +69,7 @@ def _noise(
     return tuple(out)
 
 
-def _step_facts(draft: Draft) -> tuple[dict, ...]:
+def _step_facts(draft: Draft) -> tuple[dict[str, Any], ...]:
     return tuple(
         {k: v for _, slot in s.slot_inputs for k, v in draft.slots[slot].facts.items()}
         for s in draft.intent.plan

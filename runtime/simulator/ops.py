@@ -64,7 +64,7 @@ def _norm(value: Any) -> Any:
 
 def _equal(record_value: Any, argument: Any) -> bool:
     """Strings compare case- and whitespace-insensitively; everything else exactly."""
-    return _norm(record_value) == _norm(argument)
+    return bool(_norm(record_value) == _norm(argument))
 
 
 def _contains(record_value: Any, argument: Any) -> bool:

@@ -110,7 +110,10 @@ class CompiledSpec(FrozenModel):
             raise SchemaRouterError(f"spec/{name}.yaml does not fit {model.__name__}:\n{err}") from None
 
 
-def _find(items: tuple[Any, ...], key: str, value: str, what: str) -> Any:
+_Item = TypeVar("_Item")
+
+
+def _find(items: tuple[_Item, ...], key: str, value: str, what: str) -> _Item:
     for item in items:
         if getattr(item, key) == value:
             return item
@@ -149,6 +152,6 @@ def manifest_json_schema() -> dict[str, Any]:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$comment"] = (
         "Generated from schemarouter.runtime.spec_model.compiled; do not edit. "
-        "Regenerate with: python -m schemarouter.runtime.spec_model.write_manifest_schema"
+        "Regenerate with: sr schemas --update"
     )
     return schema

@@ -116,3 +116,22 @@ def compile_command(
         typer.echo(f"{target}: compiled a DRAFT (no {project.lock_display}); scoring will refuse it")
     else:
         typer.echo(f"{target}: compiled, frozen at {spec.build.freeze.root}")
+
+
+@app.command("schemas")
+def schemas_command(
+    update: Annotated[bool, typer.Option("--update", help="Rewrite the schema files that differ.")] = False,
+) -> None:
+    """Check (or --update) the JSON Schemas of compiled.json, freeze.lock and the trace against the models."""
+    from schemarouter.application.schemas import stale_schemas, update_schemas
+
+    if update:
+        for path in update_schemas():
+            typer.echo(f"wrote {path}")
+        return
+    stale = stale_schemas()
+    for path in stale:
+        typer.echo(f"{path}: differs from its model; regenerate with sr schemas --update", err=True)
+    if stale:
+        raise typer.Exit(1)
+    typer.echo("schemas: every checked-in schema matches its model")

@@ -1,0 +1,92 @@
+"""The checked-in JSON Schemas of the serialized formats, generated from their models.
+
+One command writes them (``sr schemas --update``) and one test checks them (``sr schemas`` exits 1 when
+a file differs from its model): the models are the one statement of each format, and the schema files
+are what other tools read.
+
+| file | format | model |
+| --- | --- | --- |
+| runtime/spec_model/compiled_manifest.schema.json | build/<id>/compiled.json | CompiledSpec |
+| runtime/spec_model/freeze_lock.schema.json | spec/<id>/freeze.lock | FreezeLock |
+| runtime/engine/trace.schema.json | an episode's trace (store, --json) | EpisodeTrace |
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from schemarouter.atomic_write import write_text_atomic
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _model_schema(model: type[BaseModel], origin: str) -> dict[str, Any]:
+    schema = model.model_json_schema(mode="serialization")
+    schema["$schema"] = DRAFT
+    schema["$comment"] = f"Generated from {origin}; do not edit. Regenerate with: sr schemas --update"
+    return schema
+
+
+def _compiled() -> dict[str, Any]:
+    from schemarouter.runtime.spec_model.compiled import manifest_json_schema
+
+    return manifest_json_schema()
+
+
+def _lock() -> dict[str, Any]:
+    from schemarouter.runtime.spec_model.lock import FreezeLock
+
+    return _model_schema(FreezeLock, "schemarouter.runtime.spec_model.lock.FreezeLock")
+
+
+def _trace() -> dict[str, Any]:
+    from schemarouter.runtime.engine.trace import EpisodeTrace
+
+    return _model_schema(EpisodeTrace, "schemarouter.runtime.engine.trace.EpisodeTrace")
+
+
+SCHEMAS: dict[tuple[str, str], Callable[[], dict[str, Any]]] = {
+    ("schemarouter.runtime", "spec_model/compiled_manifest.schema.json"): _compiled,
+    ("schemarouter.runtime", "spec_model/freeze_lock.schema.json"): _lock,
+    ("schemarouter.runtime", "engine/trace.schema.json"): _trace,
+}
+
+
+def schema_text(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+
+
+def schema_path(package: str, name: str) -> Path:
+    return Path(str(resources.files(package).joinpath(name)))
+
+
+def stale_schemas() -> list[Path]:
+    """The schema files that differ from their models (missing ones included)."""
+    stale = []
+    for (package, name), build in SCHEMAS.items():
+        path = schema_path(package, name)
+        if not path.is_file() or path.read_text(encoding="utf-8") != schema_text(build()):
+            stale.append(path)
+    return stale
+
+
+def update_schemas() -> list[Path]:
+    """Rewrite every stale schema file; the paths written."""
+    written = []
+    for (package, name), build in SCHEMAS.items():
+        path, text = schema_path(package, name), schema_text(build())
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            write_text_atomic(path, text)
+            written.append(path)
+    return written
+
+
+def load_schema(package: str, name: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(schema_path(package, name).read_text(encoding="utf-8"))
+    return data
