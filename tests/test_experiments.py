@@ -346,3 +346,37 @@ def test_no_protocol_constant_of_0_14_in_python(package: str) -> None:
     ]
     assert offenders == []
     assert not (REPO / "compiler" / "seed_facts.py").exists()
+
+
+def test_a_successor_runs_on_its_own_files_and_names_its_lineage(successor: Path, tmp_path: Path) -> None:
+    from schemarouter.cli import run_flow
+    from schemarouter.runtime.run import load_result_set, read_manifest
+    from schemarouter.runtime.run.resultset import read_terminal_outcomes
+
+    root = tmp_path / "run"
+    shutil.copytree(successor, root)
+    surface = root / "catalogs" / "0.15" / "surface.jsonl"
+    lines = surface.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    marker = "(asked of the successor only)"
+    first["query"] = f"{first['query']} {marker}"
+    surface.write_text(
+        "\n".join([json.dumps(first, ensure_ascii=False), *lines[1:]]) + "\n", encoding="utf-8"
+    )
+    outcome = run_flow.run_experiment(
+        paths=ProjectPaths.at(root, experiment="0.15"),
+        conditions="SR-5-STATIC",
+        catalogs="100",
+        tasks=first["task_id"],
+        workers=1,
+        allow_draft=True,
+        plots=False,
+    )
+    assert outcome.exit_code == 0
+    manifest = read_manifest(outcome.run_dir)
+    assert manifest.experiment_id == "0.15"
+    assert manifest.lineage is not None and manifest.lineage["parent"] == "0.14"
+    assert manifest.lineage["deviations"] >= 2
+    stored = read_terminal_outcomes(load_result_set([outcome.run_dir]), with_traces=True)
+    assert len(stored) == 1 and marker in (stored[0].trace_json or "")
+    assert _lock(root).read_bytes() == _lock(successor).read_bytes()  # the parent's record is untouched
