@@ -8,17 +8,10 @@ from typing import Any
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
+from schemarouter.runtime.spec_model.vocabulary import POLICY_SHAPES
 
 NAME = "conditions"
 
-# What each policy retrieves with, and whether it ranks (initial_k) and refreshes.
-_POLICY_SHAPE: dict[str, tuple[str, bool, bool]] = {
-    "static_topk": ("original", True, False),
-    "progressive_widening": ("original", True, True),
-    "state_refresh": ("original_plus_state", True, True),
-    "full_catalog": ("none", False, False),
-    "oracle_required_routes": ("none", False, False),
-}
 
 # refresh key -> (limits key, what the limit bounds)
 _REFRESH_LIMITS = {
@@ -58,7 +51,8 @@ def check_limits_match_protocol(view: SpecView) -> Iterator[SpecIssue]:
 def check_policy_shapes(view: SpecView) -> Iterator[SpecIssue]:
     """Each policy has the retrieval query, initial_k and refresh it needs, and nothing else."""
     for index, condition in enumerate(view.data(NAME)["conditions"]):
-        query, ranks, refreshes = _POLICY_SHAPE[condition["policy"]]
+        query, ranks, expected_mode = POLICY_SHAPES[condition["policy"]]
+        refreshes = expected_mode is not None
         where = ("conditions", index)
         if condition["retrieval_query"] != query:
             yield view.issue(
@@ -79,9 +73,6 @@ def check_policy_shapes(view: SpecView) -> Iterator[SpecIssue]:
             yield view.issue(
                 NAME, (*where, "refresh"), f"policy {condition['policy']} does not refresh", at_key=True
             )
-        expected_mode = {"progressive_widening": "cumulative", "state_refresh": "replace"}.get(
-            condition["policy"]
-        )
         refresh = condition.get("refresh")
         if refresh and expected_mode and refresh["mode"] != expected_mode:
             yield view.issue(

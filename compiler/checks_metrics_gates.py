@@ -8,6 +8,7 @@ from typing import Any
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
+from schemarouter.runtime.spec_model.vocabulary import EXACT_STATISTICS
 
 _LOWER_BOUND_OPERATORS = (">=", ">")
 _UPPER_BOUND_OPERATORS = ("<=", "<")
@@ -113,7 +114,7 @@ def _check_statistic(
 ) -> Iterator[SpecIssue]:
     """Exact statistics go with all_conditions; an interval decides by its conservative bound."""
     statistic, operator, compare = criterion["statistic"], criterion["operator"], criterion["compare"]
-    exact = statistic in ("exact_count", "exact_ratio")
+    exact = statistic in EXACT_STATISTICS
     if exact != (compare == "all_conditions"):
         yield view.issue(
             "gates",

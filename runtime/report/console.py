@@ -13,6 +13,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from schemarouter.runtime.report.numbers import fmt_number
+
 if TYPE_CHECKING:  # imported for the annotation only: `sr --help` does not load the run package
     from schemarouter.runtime.run.resultset import ResultSet
 
@@ -49,9 +51,9 @@ def print_verdict(console: Console, report: dict[str, Any], *, identity: str | N
                 c["code"],
                 c["metric"],
                 c["statistic"],
-                _fmt(c["value"]),
+                fmt_number(c["value"]),
                 ci,
-                f"{c['operator']} {_fmt(c['threshold'])}",
+                f"{c['operator']} {fmt_number(c['threshold'])}",
                 passed,
             )
         table.add_section()
@@ -103,12 +105,4 @@ def status_lines(result_set: ResultSet) -> list[str]:
 def _ci(c: dict[str, Any]) -> str:
     if c["ci_low"] is None:
         return "undefined"
-    return f"[{_fmt(c['ci_low'])}, {_fmt(c['ci_high'])}]"
-
-
-def _fmt(value: float | None) -> str:
-    if value is None:
-        return "undefined"
-    if abs(value) >= 100:
-        return f"{value:,.1f}"
-    return f"{value:.4g}"
+    return f"[{fmt_number(c['ci_low'])}, {fmt_number(c['ci_high'])}]"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from schemarouter.runtime.report.numbers import fmt_number
 from schemarouter.runtime.report.plots import PLOT_FILES
 from schemarouter.runtime.spec_model.identity import Lineage, identity_line
 
@@ -142,14 +143,6 @@ def _interval(interval: dict[str, Any]) -> str:
     return f"{_num(interval['point'])} [{_num(interval['ci_low'])}, {_num(interval['ci_high'])}]"
 
 
-def _num(value: float | None) -> str:
-    if value is None:
-        return "—"
-    if abs(value) >= 100:
-        return f"{value:,.1f}"
-    return f"{value:.4g}" if abs(value) >= 0.001 or value == 0 else f"{value:.2e}"
-
-
 def _lineage_section(lineage: Lineage | None) -> list[str]:
     """A successor's parent and every declared deviation, the protocol's changes first and apart."""
     if lineage is None:
@@ -177,3 +170,7 @@ def _lineage_section(lineage: Lineage | None) -> list[str]:
 
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _num(value: float | None) -> str:
+    return fmt_number(value, missing="—")

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemarouter.errors import SchemaRouterError
-
-Aggregate = Literal["mean", "ratio", "count"]
-Compare = Literal["difference", "treatment", "all_conditions"]
-Statistic = Literal["point", "ci_low", "ci_high", "exact_count", "exact_ratio"]
-Operator = Literal[">=", ">", "<=", "<", "=="]
+from schemarouter.runtime.spec_model.vocabulary import (
+    EXACT_STATISTICS,
+    Aggregate,
+    Compare,
+    Operator,
+    Statistic,
+)
 
 
 class MetricDef(BaseModel):
@@ -237,7 +239,7 @@ def _check_gate(spec: ScoringSpec) -> None:
         }[c.compare]
         if any(cond not in metric.applies_to for cond in need):
             raise SchemaRouterError(f"spec/gates.yaml {c.code}: {c.metric} does not apply to {need}")
-        exact = {"exact_count": "count", "exact_ratio": "ratio"}
+        exact = EXACT_STATISTICS
         if (c.compare == "all_conditions") != (c.statistic in exact):
             raise SchemaRouterError(
                 f"spec/gates.yaml {c.code}: all_conditions goes with exact_count/exact_ratio only"

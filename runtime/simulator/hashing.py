@@ -25,13 +25,16 @@ def canonical_value(value: Any) -> Any:
     return value
 
 
-def canonical_json(value: Any) -> str:
+def digest_json(value: Any) -> str:
+    """The simulator's own serialization for digests (sorted keys, compact). Not RFC 8785 (that is
+    ``runtime.state.jcs.canonical_json``, for the state text): every identifier the simulator mints
+    hashes this text, so changing it would change every frozen surface's identifiers."""
     return json.dumps(canonical_value(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def digest(*parts: Any) -> str:
     """Hex sha256 over the canonical JSON of the parts, joined by newlines."""
-    text = "\n".join(canonical_json(p) for p in parts)
+    text = "\n".join(digest_json(p) for p in parts)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -7,10 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from schemarouter.runtime.spec_model._base import FrozenModel
-
-Policy = Literal[
-    "static_topk", "progressive_widening", "state_refresh", "full_catalog", "oracle_required_routes"
-]
+from schemarouter.runtime.spec_model.vocabulary import Policy, RefreshMode
 
 
 class RefreshSpec(FrozenModel):
@@ -22,8 +19,9 @@ class RefreshSpec(FrozenModel):
     max_per_tool_turn: int = Field(description="Refreshes allowed per tool turn (at most 1).")
     max_per_episode: int = Field(description="Refreshes allowed per episode (at most 5).")
     k_per_refresh: int = Field(description="Capabilities a refresh exposes (at most 5).")
-    mode: Literal["cumulative", "replace"] = Field(
-        description="cumulative: added to the exposure; replace: the refresh is the exposure."
+    mode: RefreshMode = Field(
+        description="cumulative: added to the exposure; replace: the refresh is the exposure. The policy "
+        "decides (vocabulary.POLICY_SHAPES); the compiler checks that this says the same."
     )
 
 

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from schemarouter.runtime.spec_model._base import FrozenModel
+from schemarouter.runtime.spec_model.vocabulary import Compare, Operator, Statistic
 
 
 class GateCriterionSpec(FrozenModel):
@@ -15,14 +16,12 @@ class GateCriterionSpec(FrozenModel):
     code: str = Field(description="Stable code; never reused.")
     title: str = Field(description="The seed's wording.")
     metric: str = Field(description="Metric id.")
-    compare: Literal["difference", "treatment", "all_conditions"] = Field(
+    compare: Compare = Field(
         description="difference: paired treatment - comparator; treatment: the treatment alone; "
         "all_conditions: over every episode of every condition."
     )
-    statistic: Literal["point", "ci_low", "ci_high", "exact_count", "exact_ratio"] = Field(
-        description="What the decision compares with the threshold."
-    )
-    operator: Literal[">=", ">", "<=", "<", "=="] = Field(description="statistic OPERATOR threshold passes.")
+    statistic: Statistic = Field(description="What the decision compares with the threshold.")
+    operator: Operator = Field(description="statistic OPERATOR threshold passes.")
     threshold: float = Field(description="The margin or threshold, e.g. -0.02 for -2 pp.")
     rationale: str = Field(description="Why this is the rigorous reading of the seed.")
 

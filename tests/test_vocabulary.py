@@ -1,0 +1,63 @@
+"""Each spec vocabulary is stated once (runtime/spec_model/vocabulary.py); everything else must match."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+
+from schemarouter.runtime.exposure.registry import POLICY_KINDS
+from schemarouter.runtime.scoring import gate
+from schemarouter.runtime.scoring.spec import CriterionDef, MetricDef
+from schemarouter.runtime.spec_model import vocabulary as v
+from schemarouter.runtime.spec_model.conditions import ConditionSpec, RefreshSpec
+from schemarouter.runtime.spec_model.gates import GateCriterionSpec
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _enum(schema: dict[str, Any], *path: str) -> list[str]:
+    node: Any = schema
+    for key in path:
+        node = node[key]
+    return list(node["enum"])
+
+
+def test_the_models_use_the_vocabulary() -> None:
+    for model in (GateCriterionSpec, CriterionDef):
+        fields = model.model_fields
+        assert get_args(fields["compare"].annotation) == v.COMPARES
+        assert get_args(fields["statistic"].annotation) == v.STATISTICS
+        assert get_args(fields["operator"].annotation) == v.OPERATORS
+    assert get_args(MetricDef.model_fields["aggregate"].annotation) == v.AGGREGATES
+    assert get_args(ConditionSpec.model_fields["policy"].annotation) == v.POLICIES
+    assert get_args(RefreshSpec.model_fields["mode"].annotation) == v.REFRESH_MODES
+
+
+def test_the_implementations_cover_exactly_the_vocabulary() -> None:
+    assert tuple(gate.OPERATORS) == v.OPERATORS
+    assert tuple(POLICY_KINDS) == v.POLICIES
+    assert tuple(v.POLICY_SHAPES) == v.POLICIES
+    assert set(v.EXACT_STATISTICS) <= set(v.STATISTICS)
+
+
+def test_report_schema_lists_the_vocabulary() -> None:
+    schema = json.loads((REPO / "runtime" / "scoring" / "report.schema.json").read_text(encoding="utf-8"))
+    text = json.dumps(schema)
+    for words in (v.COMPARES, v.STATISTICS, v.OPERATORS):
+        assert json.dumps(list(words)) in text
+
+
+@pytest.mark.parametrize("experiment", sorted(p.name for p in (REPO / "spec").iterdir() if p.is_dir()))
+def test_each_experiments_schemas_list_the_vocabulary(experiment: str) -> None:
+    """A frozen schema is never rewritten, so this holds as long as the vocabulary only grows."""
+    schemas = REPO / "spec" / experiment / "schema"
+    gates = json.loads((schemas / "gates.schema.json").read_text(encoding="utf-8"))
+    text = json.dumps(gates)
+    for words in (v.COMPARES, v.STATISTICS, v.OPERATORS):
+        assert json.dumps(list(words)) in text
+    conditions = json.dumps(json.loads((schemas / "conditions.schema.json").read_text(encoding="utf-8")))
+    for policy in v.POLICIES:
+        assert f'"{policy}"' in conditions
