@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from schemarouter import safe_json
 from schemarouter.errors import SchemaRouterError
 
 LANGUAGES = ("en", "es", "de", "ko", "ja", "zh")
@@ -182,6 +183,41 @@ class RetrieverSpec(BaseModel):
         return drift
 
 
+def _plain_yaml(text: str, path: Path) -> Any:
+    """Parse YAML that is plain data: the event stream is checked first, so tags (``!!python/...``),
+    anchors and aliases (an alias bomb) and nesting deeper than ``safe_json.MAX_DEPTH`` are one
+    ``file:line:col:`` error before anything is constructed."""
+    try:
+        depth = 0
+        events: Any = yaml.parse(text, Loader=yaml.SafeLoader)
+        for event in events:
+            mark = event.start_mark
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}"
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                raise SchemaRouterError(f"{where}: anchors and aliases are not allowed in a retriever spec")
+            if getattr(event, "tag", None) is not None:
+                raise SchemaRouterError(f"{where}: tag {event.tag!r} is not plain data")
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > safe_json.MAX_DEPTH:
+                    raise SchemaRouterError(f"{where}: nested deeper than {safe_json.MAX_DEPTH} levels")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else f"{path}:1:1"
+        problem = " ".join(p for p in (err.context, err.problem) if p)
+        raise SchemaRouterError(f"{where}: not valid YAML: {problem}") from None
+    except yaml.reader.ReaderError as err:
+        line, column = safe_json.line_col(text, err.position)
+        raise SchemaRouterError(
+            f"{path}:{line}:{column}: not valid YAML: a special character is not allowed"
+        ) from None
+    except (yaml.YAMLError, ValueError) as err:
+        raise SchemaRouterError(f"{path}:1:1: not a retriever spec: {err}") from None
+
+
 def parse_retriever_spec(raw: Mapping[str, Any], *, origin: str = "spec/retriever.yaml") -> RetrieverSpec:
     """Validate parsed YAML; errors become one SchemaRouterError line per problem."""
     try:
@@ -195,11 +231,15 @@ def parse_retriever_spec(raw: Mapping[str, Any], *, origin: str = "spec/retrieve
 
 
 def load_retriever_spec(path: Path) -> RetrieverSpec:
-    """Read and validate a retriever spec file."""
+    """Read and validate a retriever spec file (plain YAML only: see ``_plain_yaml``)."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = _plain_yaml(safe_json.decode_utf8(path.read_bytes()), path)
     except OSError as err:
         raise SchemaRouterError(f"{path}: cannot read the retriever spec ({err.strerror})") from None
+    except safe_json.JsonTextError as err:
+        raise SchemaRouterError(
+            f"{path}:{err.line}:{err.column}: not a retriever spec: {err.message}"
+        ) from None
     if not isinstance(raw, Mapping):
         raise SchemaRouterError(f"{path}: the retriever spec must be a mapping")
     return parse_retriever_spec(raw, origin=str(path))

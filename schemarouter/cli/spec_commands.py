@@ -65,8 +65,11 @@ def verify(ctx: typer.Context) -> None:
     """
     from schemarouter.compiler import verify_project
 
+    project = paths(ctx)
+    if not project.spec_dir.is_dir():
+        raise fail(f"{project.root}: not a SchemaRouter project (no spec/ directory); pass --project-dir")
     try:
-        report = verify_project(paths(ctx))
+        report = verify_project(project)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     if not report.clean:
