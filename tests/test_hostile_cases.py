@@ -17,6 +17,7 @@ from hostile_support import (
     load_cases,
     make_project,
     run_cli,
+    use_compile_cache,
 )
 
 SPEC_CASES = load_cases("spec")
@@ -92,7 +93,10 @@ def damage_run(run: Path, damage: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("case", STORE_CASES, ids=[c["id"] for c in STORE_CASES])
-def test_store_case(case: dict[str, Any], finished_run: Path, tmp_path: Path) -> None:
+def test_store_case(
+    case: dict[str, Any], finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_compile_cache(monkeypatch)
     root = tmp_path / "project"
     shutil.copytree(finished_run, root, symlinks=True)
     run = root / "runs" / "run"
@@ -119,6 +123,9 @@ def cli_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_cli_case(
     case: dict[str, Any], cli_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    use_compile_cache(monkeypatch)
+    if case.get("no_retry_wait"):
+        monkeypatch.setattr("schemarouter.runtime.agents.openai_agent.time.sleep", lambda seconds: None)
     root = cli_project
     if case.get("project") == "empty":
         root = tmp_path / "empty"

@@ -8,7 +8,6 @@ which lets the traceback through.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,7 +36,7 @@ class _CleanErrors(TyperGroup):
         except Exception as err:
             # Usage errors, Exit and Abort (click's, or the copy of click typer carries) are the
             # framework's own: each has an exit code and prints itself.
-            if _is_framework_exit(err) or ctx.params.get("debug") or os.environ.get("SR_DEBUG"):
+            if _is_framework_exit(err) or ctx.params.get("debug"):
                 raise
             typer.echo(printable(internal_error_line(err)), err=True)
             raise typer.Exit(1) from None

@@ -211,6 +211,8 @@ def score_runs(
 ) -> dict[str, Any]:
     """Score one run or merge its shards. A sealed set raises SealedResultSet (progress counts only)."""
     console = console or make_console()
+    # A damaged or foreign run directory is refused before the (slower) compile.
+    load_result_set(run_dirs)
     # Scoring reads the compiled spec and writes only the report: a read-only project can be scored.
     compiled = compile_project(paths, write_manifest=False)
     if out is None:
