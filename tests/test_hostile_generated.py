@@ -311,6 +311,8 @@ ARGUMENTS = [
     ("status-missing", ["status", "/nonexistent/run"]),
     ("status-file", ["status", "/etc/hostname"]),
     ("status-none", ["status"]),
+    ("status-name-too-long", ["status", "a" * 3000]),
+    ("run-workers-huge", ["run", "--workers", "9" * 30]),
     ("score-missing", ["score", "/nonexistent/run"]),
     ("unknown-command", ["frobnicate"]),
     ("unknown-option", ["validate", "--frobnicate"]),

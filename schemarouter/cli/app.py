@@ -38,6 +38,10 @@ class _CleanErrors(TyperGroup):
             # framework's own: each has an exit code and prints itself.
             if _is_framework_exit(err) or ctx.params.get("debug"):
                 raise
+            if isinstance(err, OSError) and err.filename is not None:
+                # A path the user gave, or the machine (permissions, a full disk, a name too long).
+                typer.echo(printable(f"{_short(str(err.filename))}: {err.strerror or err}"), err=True)
+                raise typer.Exit(1) from None
             typer.echo(printable(internal_error_line(err)), err=True)
             raise typer.Exit(1) from None
 
@@ -75,6 +79,10 @@ def _is_framework_exit(err: BaseException) -> bool:
     return isinstance(
         err, typer.Exit | typer.Abort | click.ClickException | click.exceptions.Exit
     ) or hasattr(err, "exit_code")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 200 else f"{text[:160]}... ({len(text)} characters)"
 
 
 def internal_error_line(err: BaseException) -> str:

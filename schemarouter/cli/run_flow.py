@@ -39,6 +39,9 @@ from schemarouter.runtime.run.rundir import open_run_dir
 from schemarouter.runtime.run.session import run_session
 from schemarouter.runtime.spec_model import CompiledSpec
 
+# More worker processes than this is a typo, not a machine (each holds its own engine).
+MAX_WORKERS = 512
+
 TaskSource = Callable[[ProjectPaths], Iterable[Any]]
 
 DRAFT_REFUSAL = (
@@ -86,6 +89,8 @@ def run_experiment(
     """Compile (unless ``compiled`` is given: the project's spec compiled moments ago), execute the
     run's missing episodes, and score it when it is terminal."""
     console = console or make_console()
+    if not 1 <= workers <= MAX_WORKERS:
+        raise SchemaRouterError(f"--workers {workers}: between 1 and {MAX_WORKERS}")
     resuming_dir = resume and run_dir is not None
     if resuming_dir and any(option is not None for option in (agent, conditions, catalogs, tasks, shard)):
         raise SchemaRouterError(

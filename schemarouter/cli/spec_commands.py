@@ -8,6 +8,15 @@ import typer
 
 from schemarouter.cli.app import app, fail, paths
 from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+
+
+def require_project(ctx: typer.Context) -> ProjectPaths:
+    """The project, refused (before anything is written, even a lock guard) if it has no spec/."""
+    project = paths(ctx)
+    if not project.spec_dir.is_dir():
+        raise fail(f"{project.root}: not a SchemaRouter project (no spec/ directory); pass --project-dir")
+    return project
 
 
 @app.command()
@@ -48,8 +57,9 @@ def freeze(
     """
     from schemarouter.compiler import freeze_project
 
+    project = require_project(ctx)
     try:
-        result = freeze_project(paths(ctx), reason=reason)
+        result = freeze_project(project, reason=reason)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     typer.echo(result.message())
@@ -65,9 +75,7 @@ def verify(ctx: typer.Context) -> None:
     """
     from schemarouter.compiler import verify_project
 
-    project = paths(ctx)
-    if not project.spec_dir.is_dir():
-        raise fail(f"{project.root}: not a SchemaRouter project (no spec/ directory); pass --project-dir")
+    project = require_project(ctx)
     try:
         report = verify_project(project)
     except SchemaRouterError as err:
