@@ -21,6 +21,22 @@ _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 
 
+def check_output_file(path: Path, *, option: str) -> None:
+    """Refuse, before any work is done, a path the user named for output (``--json PATH``) that is not a
+    regular file or a new one in an existing directory (a directory, or a device such as ``/dev/full``,
+    which an atomic rename would replace)."""
+    if path.exists() and not path.is_file():
+        raise SchemaRouterError(f"{option} {path}: not a regular file; name a file to write")
+    if not path.parent.is_dir():
+        raise SchemaRouterError(f"{option} {path}: the directory {path.parent} does not exist")
+
+
+def write_output_file(path: Path, text: str, *, option: str) -> None:
+    """Write a file the user named on the command line, after ``check_output_file``."""
+    check_output_file(path, option=option)
+    write_text_atomic(path, text)
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8, LF line endings as given) to ``path`` atomically."""
     try:

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from schemarouter.compiler import compile_project
+from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.agents.openai_agent import ModelServerError
 from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
 
 
@@ -41,6 +43,15 @@ def run_single_episode(
         paths=paths, catalog_sizes=(catalog_size,), agent=agent, tokenizer_path=tokenizer_path
     )
     task = resources.task(task_id)
-    condition_id = condition_id or resources.compiled.gate.treatment
+    # A condition code (C3) names the condition as it does for `sr run --conditions`.
+    by_code = {c.code: c.id for c in resources.compiled.conditions}
+    condition_id = (
+        by_code.get(condition_id, condition_id) if condition_id else resources.compiled.gate.treatment
+    )
     resources.condition(condition_id)
-    return run_episode(resources=resources, task=task, condition_id=condition_id, catalog_size=catalog_size)
+    try:
+        return run_episode(
+            resources=resources, task=task, condition_id=condition_id, catalog_size=catalog_size
+        )
+    except ModelServerError as err:
+        raise SchemaRouterError(f"{err}; is the model server running at that address?") from None

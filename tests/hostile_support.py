@@ -31,6 +31,27 @@ def load_cases(name: str) -> list[dict[str, Any]]:
     return cases
 
 
+def use_compile_cache(monkeypatch: Any) -> None:
+    """Let the run commands reuse one compilation of the (unchanged) frozen specs: compiling is not what
+    the hostile run-directory and argument inputs test, and it costs a second or more each time."""
+    import hashlib
+
+    from schemarouter.cli import run_flow
+
+    real = run_flow.compile_project
+
+    def compile_once(paths: Any, **kwargs: Any) -> Any:
+        key = (hashlib.sha256(paths.lock_file.read_bytes()).hexdigest(), tuple(sorted(kwargs.items())))
+        if key not in _COMPILED:
+            _COMPILED[key] = real(paths, **{**kwargs, "write_manifest": False})
+        return _COMPILED[key]
+
+    monkeypatch.setattr(run_flow, "compile_project", compile_once)
+
+
+_COMPILED: dict[Any, Any] = {}
+
+
 def make_project(root: Path, kind: str = "core") -> Path:
     """``core``: the six core spec files and schemas (no lock); ``full``: spec/ and catalogs/ as frozen."""
     if kind == "full":
@@ -42,6 +63,16 @@ def make_project(root: Path, kind: str = "core") -> Path:
         shutil.copy(REPO / "spec" / "0.14" / f"{name}.yaml", root / "spec" / f"{name}.yaml")
         schema = f"{name}.schema.json"
         shutil.copy(REPO / "spec" / "0.14" / "schema" / schema, root / "spec" / "schema" / schema)
+    return root
+
+
+def make_single_spec_project(root: Path, name: str) -> Path:
+    """A project holding one spec file and its schema: the other core files are reported missing, and
+    validation is quick (the hostile variants concern the one file)."""
+    (root / "spec" / "schema").mkdir(parents=True)
+    shutil.copy(REPO / "spec" / "0.14" / f"{name}.yaml", root / "spec" / f"{name}.yaml")
+    schema = f"{name}.schema.json"
+    shutil.copy(REPO / "spec" / "0.14" / "schema" / schema, root / "spec" / "schema" / schema)
     return root
 
 

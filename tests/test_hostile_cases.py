@@ -17,11 +17,13 @@ from hostile_support import (
     load_cases,
     make_project,
     run_cli,
+    use_compile_cache,
 )
 
 SPEC_CASES = load_cases("spec")
 STATE_CASES = load_cases("state")
 STORE_CASES = load_cases("store")
+CLI_CASES = load_cases("cli")
 
 
 @pytest.mark.parametrize("case", SPEC_CASES, ids=[c["id"] for c in SPEC_CASES])
@@ -91,7 +93,10 @@ def damage_run(run: Path, damage: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("case", STORE_CASES, ids=[c["id"] for c in STORE_CASES])
-def test_store_case(case: dict[str, Any], finished_run: Path, tmp_path: Path) -> None:
+def test_store_case(
+    case: dict[str, Any], finished_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_compile_cache(monkeypatch)
     root = tmp_path / "project"
     shutil.copytree(finished_run, root, symlinks=True)
     run = root / "runs" / "run"
@@ -106,3 +111,59 @@ def test_store_case(case: dict[str, Any], finished_run: Path, tmp_path: Path) ->
         assert case["line"].replace("{run}", str(run)) in outcome.lines, outcome.output
     if "contains" in case:
         assert any(case["contains"] in line for line in outcome.lines), outcome.output
+
+
+@pytest.fixture(scope="module")
+def cli_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A frozen project copy shared by the argument cases (each checks what it wrote)."""
+    return make_project(tmp_path_factory.mktemp("cli") / "project", "full")
+
+
+@pytest.mark.parametrize("case", CLI_CASES, ids=[c["id"] for c in CLI_CASES])
+def test_cli_case(
+    case: dict[str, Any], cli_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_compile_cache(monkeypatch)
+    if case.get("no_retry_wait"):
+        monkeypatch.setattr("schemarouter.runtime.agents.openai_agent.time.sleep", lambda seconds: None)
+    root = cli_project
+    if case.get("project") == "empty":
+        root = tmp_path / "empty"
+        root.mkdir()
+    for name, text in case.get("files", {}).items():
+        (root / name).write_text(text, encoding="utf-8")
+    for name, data in case.get("files_hex", {}).items():
+        (root / name).write_bytes(bytes.fromhex(data))
+    if case.get("cwd_project"):
+        monkeypatch.chdir(root)
+    args = [expand(arg, case.get("repeat")).replace("{project}", str(root)) for arg in case["args"]]
+    outcome = run_cli(root, args, may_write=tuple(case.get("may_write", ())))
+    assert_hostile_outcome(outcome, file=None)
+    assert not (root / "runs").exists() or not any((root / "runs").iterdir()), "a run directory was made"
+    if "line" in case:
+        assert outcome.lines[-1] == case["line"].replace("{project}", str(root)), outcome.output
+    if "contains" in case:
+        assert case["contains"] in outcome.lines[-1], outcome.output
+
+
+def test_an_internal_error_is_one_line_and_debug_shows_the_traceback(
+    cli_project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import schemarouter.compiler
+
+    def broken(paths: Any) -> Any:
+        raise KeyError("a fault of the program")
+
+    monkeypatch.setattr(schemarouter.compiler, "validate_project", broken)
+    outcome = run_cli(cli_project, ["validate"])
+    assert outcome.exit_code == 1
+    assert outcome.lines == [
+        "internal error: KeyError: 'a fault of the program' (a fault of sr, not of your input; "
+        "rerun with `sr --debug ...` for the traceback)"
+    ]
+    from typer.testing import CliRunner
+
+    from schemarouter.cli.app import app
+
+    debug = CliRunner().invoke(app, ["--debug", "--project-dir", str(cli_project), "validate"])
+    assert isinstance(debug.exception, KeyError)

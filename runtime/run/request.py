@@ -43,6 +43,8 @@ IDENTITY_OPTIONS = ("model", "constrained_decoding", "tokenizer_json")
 def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | None = None) -> AgentConfig:
     """The agent's frozen section of spec/agent.yaml and the tokenizer of spec/engine.yaml."""
     agents = compiled.spec_data("agent")
+    if agent is not None and not agent.strip():
+        raise SchemaRouterError("--agent '': names no agent; leave the option out for the default")
     name = agent or agents.get("default_agent", "reference")
     if name not in agents or not isinstance(agents[name], dict):
         known = ", ".join(k for k, v in agents.items() if isinstance(v, dict))

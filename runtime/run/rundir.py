@@ -76,9 +76,12 @@ def open_run_dir(
         while run_dir.exists():
             n += 1
             run_dir = runs_dir / f"{base}-{n}"
-    elif (run_dir / MANIFEST_FILE).exists():
-        raise SchemaRouterError(f"{run_dir} is already a run directory; continue it with --resume")
-    run_dir.mkdir(parents=True, exist_ok=True)
+    else:
+        _check_new_run_dir(run_dir, project_root)
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise SchemaRouterError(f"--run-dir {run_dir}: cannot create it ({err.strerror or err})") from None
     manifest = RunManifest(
         run_id=run_dir.name,
         experiment_id=request.experiment_id,
@@ -167,6 +170,21 @@ def finish_session(
     )
     sessions = tuple(finished if s.number == session.number else s for s in manifest.sessions)
     write_manifest(run_dir, manifest.model_copy(update={"sessions": sessions}))
+
+
+def _check_new_run_dir(run_dir: Path, project_root: Path) -> None:
+    """A new run's directory must be a directory of its own: not a file, not an existing run, not the
+    project directory or a folder above it (``--run-dir ""`` is the current directory)."""
+    if (run_dir / MANIFEST_FILE).exists():
+        raise SchemaRouterError(f"{run_dir} is already a run directory; continue it with --resume")
+    if run_dir.exists() and not run_dir.is_dir():
+        raise SchemaRouterError(f"--run-dir {run_dir}: exists and is not a directory")
+    resolved, project = run_dir.resolve(), project_root.resolve()
+    if resolved == project or resolved in project.parents:
+        raise SchemaRouterError(
+            f"--run-dir {str(run_dir) or '.'!r} is the project directory or above it; "
+            "a run needs a directory of its own (default: runs/<run_id>/)"
+        )
 
 
 def _find_resumable(runs_dir: Path, chash: str) -> Path:

@@ -46,13 +46,15 @@ class Shard(BaseModel):
 
     @classmethod
     def parse(cls, text: str | None) -> Shard:
-        if not text:
+        if text is None:
             return cls(index=1, count=1)
         try:
             k_text, n_text = text.split("/")
+            if not (_small_number(k_text) and _small_number(n_text)):
+                raise ValueError(text)
             k, n = int(k_text), int(n_text)
         except ValueError:
-            raise SchemaRouterError(f"--shard {text!r}: expected K/N, e.g. 2/4") from None
+            raise SchemaRouterError(f"--shard {_shown(text)}: expected K/N, e.g. 2/4") from None
         if not 1 <= k <= n:
             raise SchemaRouterError(f"--shard {text!r}: K must be between 1 and N")
         return cls(index=k, count=n)
@@ -96,27 +98,29 @@ def select_conditions(text: str | None, spec_conditions: Sequence[tuple[str, str
 
     ``spec_conditions`` is the spec's ``(id, code)`` list in order.
     """
-    if not text:
+    if text is None:
         return tuple(cid for cid, _ in spec_conditions)
+    _require_tokens("--conditions", text, "a condition ID or code (C1..C5); leave the option out for all")
     by_token = {cid: cid for cid, _ in spec_conditions} | {code: cid for cid, code in spec_conditions}
     chosen = set()
     for token in _tokens(text):
         if token not in by_token:
             valid = ", ".join(f"{cid} ({code})" for cid, code in spec_conditions)
-            raise SchemaRouterError(f"--conditions: unknown condition {token!r}; valid: {valid}")
+            raise SchemaRouterError(f"--conditions: unknown condition {_shown(token)}; valid: {valid}")
         chosen.add(by_token[token])
     return tuple(cid for cid, _ in spec_conditions if cid in chosen)
 
 
 def select_catalogs(text: str | None, spec_sizes: Sequence[int]) -> tuple[int, ...]:
     """Parse ``--catalogs`` (sizes, comma-separated) into ascending sizes from the spec."""
-    if not text:
+    if text is None:
         return tuple(sorted(spec_sizes))
+    _require_tokens("--catalogs", text, "a catalog size; leave the option out for all")
     chosen = set()
     for token in _tokens(text):
-        if not token.isdigit() or int(token) not in spec_sizes:
+        if not _small_number(token) or int(token) not in spec_sizes:
             raise SchemaRouterError(
-                f"--catalogs: unknown catalog size {token!r}; valid: {', '.join(map(str, spec_sizes))}"
+                f"--catalogs: unknown catalog size {_shown(token)}; valid: {', '.join(map(str, spec_sizes))}"
             )
         chosen.add(int(token))
     return tuple(sorted(chosen))
@@ -136,8 +140,9 @@ def select_tasks(
     English); explicit task IDs are added to what the filters select.
     """
     all_tasks = sorted(tasks, key=lambda t: t.task_id)
-    if not text:
+    if text is None:
         return tuple(all_tasks)
+    _require_tokens("--tasks", text, "a task ID, stratum or language; leave the option out for all")
     by_id = {t.task_id: t for t in all_tasks}
     stratum_by_token = {sid: sid for sid, _ in strata} | {code: sid for sid, code in strata}
     ids: set[str] = set()
@@ -152,7 +157,7 @@ def select_tasks(
             chosen_languages.add(token)
         else:
             raise SchemaRouterError(
-                f"--tasks: {token!r} is neither a task ID, a stratum "
+                f"--tasks: {_shown(token)} is neither a task ID, a stratum "
                 f"({', '.join(sid for sid, _ in strata)}, or S1..S{len(strata)}) nor a language "
                 f"({', '.join(languages)})"
             )
@@ -166,9 +171,26 @@ def select_tasks(
         ]
     selected = {t.task_id for t in filtered} | ids
     if not selected:
-        raise SchemaRouterError(f"--tasks {text!r} selects no task")
+        raise SchemaRouterError(f"--tasks {_shown(text)} selects no task")
     return tuple(t for t in all_tasks if t.task_id in selected)
 
 
 def _tokens(text: str) -> list[str]:
     return [token.strip() for token in text.split(",") if token.strip()]
+
+
+def _require_tokens(option: str, text: str, what: str) -> None:
+    """An empty value (``""``, ``",,,"``) selects nothing; it never silently means everything."""
+    if not _tokens(text):
+        raise SchemaRouterError(f"{option} {_shown(text)}: names nothing; give {what}")
+
+
+def _small_number(token: str) -> bool:
+    """ASCII digits that convert cheaply (a 5,000-digit number is not a size or a shard)."""
+    token = token.strip()
+    return token.isascii() and token.isdigit() and len(token) <= 9
+
+
+def _shown(text: str) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= 60 else f"{shown[:40]}... ({len(text)} characters)"

@@ -149,7 +149,10 @@ def compute_scores(
         estimates=estimates,
         gate=gate,
     )
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise SchemaRouterError(f"{out_dir}: cannot write the report here ({err.strerror or err})") from None
     jsonio.write_jsonl(out_dir / PER_TASK_FILE, rows)
     jsonio.write_jsonl(out_dir / LATENCY_FILE, lat_rows)
     jsonio.write_json(out_dir / REPORT_FILE, report)

@@ -1,7 +1,9 @@
 """The ``sr`` command: thin typer commands over plain functions.
 
 Each command module registers its commands on ``app``. A ``SchemaRouterError`` becomes its message on
-stderr and exit code 1, never a traceback.
+stderr and exit code 1, never a traceback. Any other exception is a fault of this program, not of the
+user's input: it is one line on stderr naming the exception, with a hint to rerun with ``sr --debug``,
+which lets the traceback through.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 from typer.core import TyperGroup
 
@@ -30,6 +33,17 @@ class _CleanErrors(TyperGroup):
             return super().invoke(ctx)
         except SchemaRouterError as err:
             typer.echo(printable(str(err)), err=True)
+            raise typer.Exit(1) from None
+        except Exception as err:
+            # Usage errors, Exit and Abort (click's, or the copy of click typer carries) are the
+            # framework's own: each has an exit code and prints itself.
+            if _is_framework_exit(err) or ctx.params.get("debug"):
+                raise
+            if isinstance(err, OSError) and err.filename is not None:
+                # A path the user gave, or the machine (permissions, a full disk, a name too long).
+                typer.echo(printable(f"{_short(str(err.filename))}: {err.strerror or err}"), err=True)
+                raise typer.Exit(1) from None
+            typer.echo(printable(internal_error_line(err)), err=True)
             raise typer.Exit(1) from None
 
 
@@ -79,8 +93,31 @@ def _root(
             help="The experiment every command works on (each command also takes --experiment).",
         ),
     ] = None,
+    debug: Annotated[
+        bool,
+        typer.Option("--debug", envvar="SR_DEBUG", help="Show the Python traceback of an internal error."),
+    ] = False,
 ) -> None:
     ctx.obj = _RootOptions(project_dir, experiment)
+
+
+def _is_framework_exit(err: BaseException) -> bool:
+    return isinstance(
+        err, typer.Exit | typer.Abort | click.ClickException | click.exceptions.Exit
+    ) or hasattr(err, "exit_code")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 200 else f"{text[:160]}... ({len(text)} characters)"
+
+
+def internal_error_line(err: BaseException) -> str:
+    """The one line an unexpected exception gets: what it was, and how to see the traceback."""
+    detail = " ".join(str(err).split())[:300]
+    return (
+        f"internal error: {type(err).__name__}{': ' + detail if detail else ''} "
+        "(a fault of sr, not of your input; rerun with `sr --debug ...` for the traceback)"
+    )
 
 
 def paths(ctx: typer.Context, experiment: str | None = None) -> ProjectPaths:

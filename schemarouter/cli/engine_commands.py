@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from schemarouter.atomic_write import check_output_file, write_output_file
 from schemarouter.cli.app import ExperimentOpt, app, paths
 
 
@@ -35,6 +36,8 @@ def episode(
     from schemarouter.runtime.engine.show import render_trace
     from schemarouter.workflow import run_single_episode
 
+    if json_out is not None:
+        check_output_file(json_out, option="--json")
     trace = run_single_episode(
         paths=paths(ctx, experiment),
         task_id=task_id,
@@ -45,4 +48,5 @@ def episode(
     )
     render_trace(trace)
     if json_out is not None:
-        json_out.write_text(json.dumps(trace.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n")
+        text = json.dumps(trace.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"
+        write_output_file(json_out, text, option="--json")

@@ -40,6 +40,9 @@ from schemarouter.runtime.run.session import run_session
 from schemarouter.runtime.spec_model import CompiledSpec
 from schemarouter.runtime.spec_model.identity import identity_line, lineage_of
 
+# More worker processes than this is a typo, not a machine (each holds its own engine).
+MAX_WORKERS = 512
+
 TaskSource = Callable[[ProjectPaths], Iterable[Any]]
 
 DRAFT_REFUSAL = (
@@ -87,6 +90,8 @@ def run_experiment(
     """Compile (unless ``compiled`` is given: the project's spec compiled moments ago), execute the
     run's missing episodes, and score it when it is terminal."""
     console = console or make_console()
+    if not 1 <= workers <= MAX_WORKERS:
+        raise SchemaRouterError(f"--workers {workers}: between 1 and {MAX_WORKERS}")
     resuming_dir = resume and run_dir is not None
     if resuming_dir and any(option is not None for option in (agent, conditions, catalogs, tasks, shard)):
         raise SchemaRouterError(
@@ -218,6 +223,8 @@ def score_runs(
 ) -> dict[str, Any]:
     """Score one run or merge its shards. A sealed set raises SealedResultSet (progress counts only)."""
     console = console or make_console()
+    # A damaged or foreign run directory is refused before the (slower) compile.
+    load_result_set(run_dirs)
     # Scoring reads the compiled spec and writes only the report: a read-only project can be scored.
     compiled = compile_project(paths, write_manifest=False)
     if out is None:

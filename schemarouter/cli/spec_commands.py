@@ -8,6 +8,15 @@ import typer
 
 from schemarouter.cli.app import ExperimentOpt, app, fail, paths
 from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+
+
+def require_project(ctx: typer.Context, experiment: str | None = None) -> ProjectPaths:
+    """The project, refused (before anything is written, even a lock guard) if it has no spec/."""
+    project = paths(ctx, experiment)
+    if not project.spec_dir.is_dir():
+        raise fail(f"{project.root}: not a SchemaRouter project (no spec/ directory); pass --project-dir")
+    return project
 
 
 @app.command()
@@ -49,8 +58,9 @@ def freeze(
     """
     from schemarouter.compiler import freeze_project
 
+    project = require_project(ctx, experiment)
     try:
-        result = freeze_project(paths(ctx, experiment), reason=reason)
+        result = freeze_project(project, reason=reason)
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     typer.echo(result.message())
@@ -81,7 +91,8 @@ def verify(
     """
     from schemarouter.application.verify import verify_experiments
 
-    outcome = verify_experiments(paths(ctx, experiment), all_experiments=all_experiments, history=history)
+    project = require_project(ctx, experiment)
+    outcome = verify_experiments(project, all_experiments=all_experiments, history=history)
     for line in outcome.lines:
         typer.echo(line)
     for line in outcome.errors:
