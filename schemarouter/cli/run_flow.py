@@ -24,7 +24,7 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.console import make_console, print_verdict, status_lines
 from schemarouter.runtime.report.progress import EpisodeProgress
-from schemarouter.runtime.report.publish import score_and_publish, start_plots
+from schemarouter.runtime.report.publish import score_and_publish
 from schemarouter.runtime.run import (
     EngineAdapter,
     EngineSetup,
@@ -175,11 +175,14 @@ def run_experiment(
     if manifest.freeze.draft:
         console.print("[yellow]draft run complete; drafts are never scored[/]")
         return RunOutcome(run_dir, 0, None)
-    scored = score_and_publish([run_dir], compiled=compiled, paths=paths, out_dir=run_dir, plots=False)
-    drawing = start_plots(run_dir, compiled) if plots else None  # drawn while the verdict prints
-    print_verdict(console, scored.report)
-    if drawing is not None:
-        drawing.wait()
+    scored = score_and_publish(
+        [run_dir],
+        compiled=compiled,
+        paths=paths,
+        out_dir=run_dir,
+        plots=plots,
+        on_scored=lambda s: print_verdict(console, s.report),  # printed while the plots are drawn
+    )
     if announce_report:
         console.print(f"report: {run_dir / 'report.md'}")
     return RunOutcome(run_dir, 0, scored.report)
@@ -205,13 +208,16 @@ def score_runs(
     if out is None:
         out = run_dirs[0] if len(run_dirs) == 1 else paths.runs_dir / f"merged-{_merge_id(run_dirs)}"
     try:
-        scored = score_and_publish(list(run_dirs), compiled=compiled, paths=paths, out_dir=out, plots=False)
+        scored = score_and_publish(
+            list(run_dirs),
+            compiled=compiled,
+            paths=paths,
+            out_dir=out,
+            plots=plots,
+            on_scored=lambda s: print_verdict(console, s.report),  # printed while the plots are drawn
+        )
     except SealedResultSet:
         raise
-    drawing = start_plots(out, compiled) if plots else None  # drawn while the verdict prints
-    print_verdict(console, scored.report)
-    if drawing is not None:
-        drawing.wait()
     console.print(f"report: {out / 'report.md'}")
     return scored.report
 
