@@ -42,6 +42,7 @@ def _recording_draw(out_dir: Path, spec: object, only: tuple[str, ...] = ()) -> 
 @LINUX
 def test_the_plots_are_shared_by_two_child_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(publish, "draw_plots", _recording_draw)
+    monkeypatch.setattr(publish, "preload", lambda: None)  # the children's mechanics, not matplotlib
     job = publish.PlotJob(tmp_path, spec=None)  # type: ignore[arg-type]
     assert not list(tmp_path.iterdir())  # nothing is drawn before go()
     job.go()
@@ -53,6 +54,7 @@ def test_the_plots_are_shared_by_two_child_processes(tmp_path: Path, monkeypatch
 @LINUX
 def test_a_cancelled_job_draws_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(publish, "draw_plots", _recording_draw)
+    monkeypatch.setattr(publish, "preload", lambda: None)
     job = publish.PlotJob(tmp_path, spec=None)  # type: ignore[arg-type]
     job.cancel()
     assert not list(tmp_path.iterdir())
