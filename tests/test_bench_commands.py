@@ -30,11 +30,10 @@ def test_scale_prints_every_condition_at_every_size() -> None:
     assert "FULL at 700:" in out and "ms per turn" in out
 
 
-def test_scale_refuses_bad_sizes_and_conditions() -> None:
-    code, out = _sr("scale", "--sizes", "100,x")
-    assert code == 1 and "--sizes" in out
-    code, out = _sr("scale", "--sizes", "100", "--tasks", "1", "--conditions", "NOPE")
-    assert code == 1 and "unknown condition" in out
+def test_scale_refuses_bad_sizes() -> None:
+    for sizes in ("100,x", "0", ""):
+        code, out = _sr("scale", "--sizes", sizes)
+        assert code == 1 and "--sizes" in out
 
 
 def test_anchor_says_clearly_when_the_extra_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:

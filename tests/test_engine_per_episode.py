@@ -19,9 +19,18 @@ ROOT = ProjectPaths.at(Path(__file__).resolve().parents[1])
 CONDITIONS = ("SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE", "FULL", "ORACLE")
 
 
+@pytest.fixture(scope="module")
+def reference() -> EngineResources:
+    return load_engine(paths=ROOT, catalog_sizes=(100,))
+
+
 @pytest.fixture(scope="module", params=["reference", "adversarial"])
-def engine(request: pytest.FixtureRequest) -> EngineResources:
-    return load_engine(paths=ROOT, catalog_sizes=(100,), agent=request.param)
+def engine(request: pytest.FixtureRequest, reference: EngineResources) -> EngineResources:
+    if request.param == "reference":
+        return reference
+    return EngineResources.load(
+        paths=ROOT, compiled=reference.compiled, catalog_sizes=(100,), agent=request.param
+    )
 
 
 def _refuse(*args: Any, **kwargs: Any) -> Any:

@@ -101,3 +101,23 @@ def test_an_index_outside_the_table_is_refused(engine: EngineResources) -> None:
     data["turns"][0]["exposure"] = len(data["exposures"])
     with pytest.raises(ValueError, match="outside"):
         read_trace(data)
+
+
+@pytest.mark.parametrize("condition", ["SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE", "FULL"])
+def test_rescoring_a_stored_trace_gives_the_engines_metrics(engine: EngineResources, condition: str) -> None:
+    from schemarouter.runtime.engine.metrics import episode_metrics
+
+    ranks = engine.condition(condition).retrieval_query != "none"
+    for index in range(0, 180, 12):
+        trace = _trace(engine, condition, index)
+        stored = json.loads(trace.model_dump_json())  # rebuilt from the record, not the engine's objects
+        again = episode_metrics(
+            task=engine.tasks[trace.task_id],
+            trace=stored,
+            ranks=ranks,
+            catalog=engine.catalog(100),
+            wall_ms=0.0,
+        )
+        assert {k: v for k, v in again.items() if k != "wall_latency_ms"} == {
+            k: v for k, v in trace.metrics.items() if k != "wall_latency_ms"
+        }

@@ -11,6 +11,7 @@ import pytest
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.report import publish
+from schemarouter.runtime.report.plots import PLOT_FILES
 
 
 @pytest.mark.parametrize(
@@ -32,12 +33,28 @@ def test_a_failed_drawing_is_a_clean_error(tmp_path: Path) -> None:
         job.wait()
 
 
-@LINUX
-def test_plots_are_drawn_in_a_child_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def fake_draw(out_dir: Path, spec: object) -> list[Path]:
-        (out_dir / "pid.txt").write_text(str(os.getpid()))
-        return []
+def _recording_draw(out_dir: Path, spec: object, only: tuple[str, ...] = ()) -> list[Path]:
+    for name in only:
+        (out_dir / f"{name}.pid").write_text(str(os.getpid()))
+    return []
 
-    monkeypatch.setattr(publish, "draw_plots", fake_draw)
-    publish.PlotJob(tmp_path, spec=None).wait()  # type: ignore[arg-type]
-    assert int((tmp_path / "pid.txt").read_text()) != os.getpid()
+
+@LINUX
+def test_the_plots_are_shared_by_two_child_processes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(publish, "draw_plots", _recording_draw)
+    monkeypatch.setattr(publish, "preload", lambda: None)  # the children's mechanics, not matplotlib
+    job = publish.PlotJob(tmp_path, spec=None)  # type: ignore[arg-type]
+    assert not list(tmp_path.iterdir())  # nothing is drawn before go()
+    job.go()
+    job.wait()
+    pids = {name: int((tmp_path / f"{name}.pid").read_text()) for name in PLOT_FILES}
+    assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()
+
+
+@LINUX
+def test_a_cancelled_job_draws_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(publish, "draw_plots", _recording_draw)
+    monkeypatch.setattr(publish, "preload", lambda: None)
+    job = publish.PlotJob(tmp_path, spec=None)  # type: ignore[arg-type]
+    job.cancel()
+    assert not list(tmp_path.iterdir())

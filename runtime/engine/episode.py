@@ -91,6 +91,7 @@ def run_episode(
         ranks=condition.retrieval_query != "none",
         catalog=cat,
         wall_ms=wall_ms,
+        executed=episode.executed_turns,
     )
     return EpisodeTrace(
         **trace_wo_metrics,
@@ -139,6 +140,7 @@ class _Episode:
         self.state = _INITIAL_STATE  # immutable; task_incomplete is True in the initial state
         self.milestones = 0  # milestones reached by the executed calls so far
         self.executed: list[ExecutedCall] = []
+        self.executed_turns: list[tuple[int, ExecutedCall]] = []  # (turn, call), for the metrics
         self.history: list[HistoryEntry] = []
         self.turns: list[TurnRecord] = []
         self.exposures = ExposureTable()
@@ -233,9 +235,9 @@ class _Episode:
         if isinstance(verdict, Allow):
             result, self.world = execute_allowed(verdict, self.world)
             new_route = result.status == "ok" and all(c.route_id != result.route_id for c in self.executed)
-            self.executed.append(
-                ExecutedCall(route_id=result.route_id, arguments=verdict.arguments, result=result)
-            )
+            call = ExecutedCall(route_id=result.route_id, arguments=verdict.arguments, result=result)
+            self.executed.append(call)
+            self.executed_turns.append((turn, call))
             self.state = self.state.after_result(result)
             trace_result = TraceResult(
                 status=result.status,

@@ -43,10 +43,19 @@ def executed_calls_from_turns(turns: list[Any]) -> list[tuple[int, ExecutedCall]
 
 
 def episode_metrics(
-    *, task: Task, trace: dict[str, Any], ranks: bool, catalog: Any, wall_ms: float
+    *,
+    task: Task,
+    trace: dict[str, Any],
+    ranks: bool,
+    catalog: Any,
+    wall_ms: float,
+    executed: list[tuple[int, ExecutedCall]] | None = None,
 ) -> dict[str, float | int | None]:
+    """``executed``: the engine's own (turn, call) list, equal to what ``executed_calls_from_turns``
+    rebuilds from the trace; a stored trace is rescored without it."""
     turns = trace["turns"]
-    executed = executed_calls_from_turns(turns)
+    if executed is None:
+        executed = executed_calls_from_turns(turns)
     passed = bool(trace["passed"])
 
     hits = points = 0

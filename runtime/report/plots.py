@@ -13,7 +13,7 @@ do not pay for it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,12 +35,26 @@ def write_plots(
     strata: Sequence[str],
     languages: Sequence[str],
     recall_components: tuple[str, str],
+    only: Collection[str] | None = None,
 ) -> list[Path]:
-    paths = [out_dir / name for name in PLOT_FILES]
-    _save(_gate_forest(report), paths[0])
-    _save(_recall_heatmap(report, rows, strata, languages, recall_components), paths[1])
-    _save(_tokens_vs_pass(report), paths[2])
-    return paths
+    """Write the plots (``only``: a subset of ``PLOT_FILES``); return the paths written."""
+    draw = {
+        PLOT_FILES[0]: lambda: _gate_forest(report),
+        PLOT_FILES[1]: lambda: _recall_heatmap(report, rows, strata, languages, recall_components),
+        PLOT_FILES[2]: lambda: _tokens_vs_pass(report),
+    }
+    written = []
+    for name in PLOT_FILES:
+        if only is None or name in only:
+            _save(draw[name](), out_dir / name)
+            written.append(out_dir / name)
+    return written
+
+
+def preload() -> None:
+    """Import matplotlib and its Agg canvas now (a process about to draw can do this while it waits)."""
+    _new_figure()
+    from matplotlib.backends import backend_agg  # noqa: F401
 
 
 def _new_figure(**kwargs: Any) -> Figure:

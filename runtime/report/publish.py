@@ -3,22 +3,24 @@
 The one place where a scoring is recorded in spec/freeze.lock (``record_scoring_started``): the first
 time a terminal, frozen result set is scored, after every refusal check has passed.
 
-The plots are the slow, optional part (matplotlib's import and three PNGs). A command that prints a
-verdict scores with ``plots=False``, starts :func:`start_plots` (a forked child on Linux, so the plots
-are drawn while the verdict prints), and waits for it last.
+The plots are the slow, optional part (matplotlib's import and three PNGs). ``score_and_publish``
+forks two children before scoring (Linux): they import matplotlib while the parent scores, then share
+the three figures once report.json is written, while the caller prints the verdict (``on_scored``).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import sys
+from collections.abc import Callable, Collection
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
-from schemarouter.runtime.report.plots import PLOT_FILES, RECALL_METRIC, write_plots
+from schemarouter.runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
 from schemarouter.runtime.run import jsonio
 from schemarouter.runtime.run.resultset import load_result_set
 from schemarouter.runtime.scoring import ScoreResult, ScoringSpec, score_result_set
@@ -37,20 +39,37 @@ def score_and_publish(
     out_dir: Path,
     audit: OutcomeAudit,
     plots: bool = True,
+    on_scored: Callable[[ScoreResult], None] | None = None,
 ) -> ScoreResult:
     """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir`` and render report.md + plots.
-    ``audit`` recomputes every episode's metrics from its stored trace first."""
+
+    ``audit`` recomputes every episode's metrics from its stored trace first. ``on_scored`` (e.g.
+    printing the verdict) is called once report.json and report.md are written, while the plots are
+    still being drawn; this returns when they are written too.
+    """
     spec = ScoringSpec.from_compiled(compiled)
-    lock = read_lock(paths.lock_file, display=paths.lock_display)
-    result = score_result_set(
-        load_result_set(run_dirs),
-        spec=spec,
-        current_freeze_hash=None if lock is None else lock.root.digest,
-        out_dir=out_dir,
-        audit=audit,
-        on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
-    )
-    render_report(out_dir, spec, plots=plots, lineage=lineage_of(compiled))
+    drawing = PlotJob(out_dir, spec) if plots else None  # its children import matplotlib meanwhile
+    try:
+        lock = read_lock(paths.lock_file, display=paths.lock_display)
+        result = score_result_set(
+            load_result_set(run_dirs),
+            spec=spec,
+            current_freeze_hash=None if lock is None else lock.root.digest,
+            out_dir=out_dir,
+            audit=audit,
+            on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
+        )
+        render_report(out_dir, spec, plots=False, lineage=lineage_of(compiled))
+    except BaseException:
+        if drawing is not None:
+            drawing.cancel()
+        raise
+    if drawing is not None:
+        drawing.go()
+    if on_scored is not None:
+        on_scored(result)
+    if drawing is not None:
+        drawing.wait()
     return result
 
 
@@ -67,8 +86,8 @@ def render_report(
         draw_plots(out_dir, spec)
 
 
-def draw_plots(out_dir: Path, spec: ScoringSpec) -> list[Path]:
-    """The PNG plots from the JSON files scoring wrote in ``out_dir``."""
+def draw_plots(out_dir: Path, spec: ScoringSpec, only: Collection[str] | None = None) -> list[Path]:
+    """The PNG plots (``only``: a subset of PLOT_FILES) from the JSON files scoring wrote in ``out_dir``."""
     recall = spec.metric(RECALL_METRIC)
     assert recall.numerator is not None and recall.denominator is not None
     return write_plots(
@@ -78,42 +97,92 @@ def draw_plots(out_dir: Path, spec: ScoringSpec) -> list[Path]:
         strata=spec.strata,
         languages=spec.languages,
         recall_components=(recall.numerator, recall.denominator),
+        only=only,
     )
 
 
+# The heat map takes about as long as the other two together: two children share the drawing.
+_SHARES = ((PLOT_FILES[1],), (PLOT_FILES[0], PLOT_FILES[2]))
+
+
 class PlotJob:
-    """Plots being drawn for one scored directory; :meth:`wait` returns once they are written."""
+    """The plots of one directory, drawn by forked children (Linux; elsewhere, inline by :meth:`wait`).
+
+    The children start at once and import matplotlib while the parent scores; :meth:`go` tells them
+    that report.json is written, :meth:`cancel` that it will not be, :meth:`wait` joins them.
+    """
 
     def __init__(self, out_dir: Path, spec: ScoringSpec) -> None:
         self.out_dir, self._spec = out_dir, spec
-        self._process: multiprocessing.process.BaseProcess | None = None
+        self._children: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
+        self._started = False
         if sys.platform.startswith("linux"):
-            # fork: the child has the loaded modules and the spec already; nothing is pickled.
-            self._process = multiprocessing.get_context("fork").Process(
-                target=_draw_in_child, args=(out_dir, spec), daemon=True
-            )
-            self._process.start()
+            context = multiprocessing.get_context("fork")  # the child has the modules and the spec already
+            for share in _SHARES:
+                receive, send = context.Pipe(duplex=False)
+                # A child also inherits the earlier children's send ends; it closes them, or a cancelled
+                # earlier child would wait on it for an end that never comes.
+                inherited = [send, *(s for _, s in self._children)]
+                child = context.Process(
+                    target=_draw_in_child, args=(out_dir, spec, share, receive, inherited)
+                )
+                child.daemon = True
+                child.start()
+                receive.close()
+                self._children.append((child, send))
+
+    def go(self) -> None:
+        """report.json is written: draw."""
+        self._started = True
+        for _, send in self._children:
+            send.send(True)
+            send.close()
+
+    def cancel(self) -> None:
+        """Nothing will be drawn: the children exit."""
+        for _, send in self._children:
+            send.close()
+        for child, _ in self._children:
+            child.join()
+        self._children = []
 
     def wait(self) -> list[Path]:
         """Block until the plots are written (drawing them here where no child was started)."""
-        if self._process is None:
+        if not self._children:
             return draw_plots(self.out_dir, self._spec)
-        self._process.join()
-        if self._process.exitcode != 0:
+        if not self._started:
+            self.go()
+        failed = []
+        for child, _ in self._children:
+            child.join()
+            if child.exitcode != 0:
+                failed.append(child.exitcode)
+        if failed:
             raise SchemaRouterError(
-                f"{self.out_dir}: drawing the plots failed (exit code {self._process.exitcode}); "
+                f"{self.out_dir}: drawing the plots failed (exit code {failed[0]}); "
                 "report.json and report.md are written"
             )
         return [self.out_dir / name for name in PLOT_FILES]
 
 
 def start_plots(out_dir: Path, compiled: Any) -> PlotJob:
-    """Start drawing the plots of a directory that ``score_and_publish(..., plots=False)`` wrote."""
-    return PlotJob(out_dir, ScoringSpec.from_compiled(compiled))
+    """Draw the plots of a directory that ``score_and_publish(..., plots=False)`` wrote."""
+    job = PlotJob(out_dir, ScoringSpec.from_compiled(compiled))
+    job.go()
+    return job
 
 
-def _draw_in_child(out_dir: Path, spec: ScoringSpec) -> None:
-    draw_plots(out_dir, spec)
+def _draw_in_child(
+    out_dir: Path, spec: ScoringSpec, share: tuple[str, ...], receive: Connection, inherited: list[Connection]
+) -> None:
+    for send in inherited:  # the parent's ends: once the parent closes its copy, recv() sees the end
+        send.close()
+    preload()
+    try:
+        receive.recv()
+    except EOFError:  # cancelled: scoring failed or was refused
+        return
+    draw_plots(out_dir, spec, only=share)
 
 
 def _record(paths: ProjectPaths, run_id: str, compiled: Any, lock: Any) -> None:

@@ -25,7 +25,7 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.console import make_console, print_verdict, status_lines
 from schemarouter.runtime.report.progress import EpisodeProgress
-from schemarouter.runtime.report.publish import score_and_publish, start_plots
+from schemarouter.runtime.report.publish import score_and_publish
 from schemarouter.runtime.run import (
     EngineAdapter,
     EngineSetup,
@@ -190,14 +190,11 @@ def run_experiment(
         paths=paths,
         out_dir=run_dir,
         audit=engine.metrics_audit(setup),
-        plots=False,
+        plots=plots,
+        on_scored=lambda s: print_verdict(
+            console, s.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
+        ),
     )
-    drawing = start_plots(run_dir, compiled) if plots else None  # drawn while the verdict prints
-    print_verdict(
-        console, scored.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
-    )
-    if drawing is not None:
-        drawing.wait()
     if announce_report:
         console.print(f"report: {run_dir / 'report.md'}")
     return RunOutcome(run_dir, 0, scored.report)
@@ -248,16 +245,13 @@ def score_runs(
             paths=paths,
             out_dir=out,
             audit=EngineAdapter().metrics_audit(setup),
-            plots=False,
+            plots=plots,
+            on_scored=lambda s: print_verdict(
+                console, s.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
+            ),
         )
     except SealedResultSet:
         raise
-    drawing = start_plots(out, compiled) if plots else None  # drawn while the verdict prints
-    print_verdict(
-        console, scored.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
-    )
-    if drawing is not None:
-        drawing.wait()
     console.print(f"report: {out / 'report.md'}")
     return scored.report
 
