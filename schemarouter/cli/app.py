@@ -120,6 +120,7 @@ def _register_all() -> None:
         retrieval_commands,
         run_commands,
         spec_commands,
+        surface_commands,
     )
 
 

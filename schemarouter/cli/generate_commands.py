@@ -24,9 +24,29 @@ def run_generate(*, project: ProjectPaths, check: bool) -> tuple[list[str], bool
 
     generated = generate(project)
     if check:
-        diff = differences(project, generated)
+        diff = differences(project, generated) + _named_surfaces(project, check=True)
         return diff, not diff
-    return write_generated(project, generated), True
+    written = write_generated(project, generated)
+    return written + _named_surfaces(project, check=False), True
+
+
+def _named_surfaces(project: ProjectPaths, *, check: bool) -> list[str]:
+    """The committed named surfaces (spec/_surfaces/<name>/) generated against this experiment's catalogs:
+    with ``check`` the files that differ from a fresh generation, else the files rewritten."""
+    from schemarouter.compiler.generate.surface_only import (
+        committed_named_surfaces,
+        generate_named,
+        surface_differences,
+        write_surface,
+    )
+
+    out: list[str] = []
+    for name in committed_named_surfaces(project):
+        generated, out_dir = generate_named(project, name)
+        rel = out_dir.relative_to(project.root).as_posix()
+        names = surface_differences(out_dir, generated) if check else write_surface(out_dir, generated)
+        out.extend(f"{rel}/{n}" for n in names)
+    return out
 
 
 @app.command("generate")
