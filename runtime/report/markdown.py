@@ -24,10 +24,18 @@ def render_markdown(
     scope, boot, gate = report["scope"], report["bootstrap"], report["gate"]
     catalogs = [str(k) for k in scope["catalogs"]]
     verdict = gate["verdict"]
+    pilot = report.get("pilot")
     lines = [
-        f"# SchemaRouter {report['experiment_id']}: gate verdict **{verdict}**",
+        f"# {'PILOT: ' if pilot else ''}SchemaRouter {report['experiment_id']}: gate verdict **{verdict}**",
         "",
     ]
+    if pilot:
+        lines += [
+            f"> **PILOT** on the `{pilot['surface']}` surface (sha256 `{pilot['surface_sha256'][:16]}…`"
+            f"{', a draft experiment' if pilot['draft'] else ''}): not the evaluation surface, never "
+            "scoring of record, never in a lock or a golden file.",
+            "",
+        ]
     if not scope["preregistered"]:
         lines += ["> Sub-scope run: this is not the preregistered experiment's verdict.", ""]
     lines += [f"- {identity_line(report['experiment_id'], lineage)}."]

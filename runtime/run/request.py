@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, RunManifest
+from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, PilotSurface, RunManifest
 from schemarouter.runtime.run.rundir import RunRequest
 from schemarouter.runtime.run.scope import (
     RunScope,
@@ -74,6 +74,7 @@ def build_request(
     task_filter: str | None,
     shard: str | None,
     agent_options: Mapping[str, Any] | None = None,
+    surface: PilotSurface | None = None,
 ) -> RunRequest:
     """A new run's request from ``sr run`` options (each None means: everything preregistered)."""
     experiment = compiled.experiment
@@ -91,6 +92,7 @@ def build_request(
         len(chosen_conditions) == len(spec_conditions)
         and len(chosen_catalogs) == len(experiment.catalog_sizes)
         and len(chosen_tasks) == len(all_tasks)
+        and surface is None  # a pilot is never the preregistered experiment
     )
     scope = RunScope(
         conditions=chosen_conditions,
@@ -105,6 +107,7 @@ def build_request(
         scope=scope,
         shard=Shard.parse(shard),
         lineage=lineage_summary(compiled),
+        surface=surface,
     )
 
 
@@ -131,4 +134,5 @@ def resume_request(compiled: Any, manifest: RunManifest) -> RunRequest:
         scope=manifest.scope,
         shard=manifest.shard,
         lineage=manifest.lineage,
+        surface=manifest.surface,
     )

@@ -67,12 +67,13 @@ def project_catalog(paths: ProjectPaths, size: int) -> Catalog:
     return load_catalog(paths.catalogs_dir, size)
 
 
-def recall_tasks(paths: ProjectPaths) -> list[RecallTask]:
-    """Every surface task's visible query with its required routes."""
-    from schemarouter.runtime.surface import load_surface, required_routes
+def recall_tasks(paths: ProjectPaths, surface_file: Path | None = None) -> list[RecallTask]:
+    """Every surface task's visible query with its required routes (``surface_file``: a pilot surface)."""
+    from schemarouter.runtime.surface import load_surface, load_surface_file, required_routes
 
     out: list[RecallTask] = []
-    for task in load_surface(paths.catalogs_dir):
+    tasks = load_surface(paths.catalogs_dir) if surface_file is None else load_surface_file(surface_file)
+    for task in tasks:
         visible = task.visible()
         out.append(
             RecallTask(

@@ -19,7 +19,7 @@ from schemarouter.application.retrieval_io import (
     project_retriever_spec,
     recall_tasks,
 )
-from schemarouter.cli.app import ExperimentOpt, app, fail, paths
+from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.cli.surface_group import surface_app
 from schemarouter.errors import SchemaRouterError
@@ -62,11 +62,16 @@ def retrieve(
 
 
 def surface_recall(
-    *, project: ProjectPaths, catalog_sizes: Sequence[int], k: int, spec: Path | None
+    *,
+    project: ProjectPaths,
+    catalog_sizes: Sequence[int],
+    k: int,
+    spec: Path | None,
+    surface_file: Path | None = None,
 ) -> list[TaskRecall]:
     """Static top-k recall of every task's required routes, at each catalog size."""
     retriever_spec = project_retriever_spec(project, spec)
-    tasks = recall_tasks(project)
+    tasks = recall_tasks(project, surface_file)
     results: list[TaskRecall] = []
     for size in catalog_sizes:
         index = RetrievalIndex.build(project_catalog(project, size), retriever_spec)
@@ -150,17 +155,26 @@ def surface_recall_command(
     cells: Annotated[bool, typer.Option(help="Also print every catalog x stratum x language cell.")] = True,
     misses: Annotated[bool, typer.Option(help="List the tasks whose top k misses a required route.")] = False,
     retriever_spec: SpecOption = None,
+    surface: SurfaceOpt = None,
+    surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Static top-k recall of the required routes for the original queries (a fact about the surface)."""
+    from schemarouter.application.surfaces import choose_surface
+    from schemarouter.runtime.report.console import pilot_line
+
     sizes = _sizes(catalogs, "--catalogs")
     try:
+        project = paths(ctx, experiment)
+        chosen = choose_surface(project, surface=surface, surface_file=surface_file)
         results = surface_recall(
-            project=paths(ctx, experiment), catalog_sizes=sizes, k=k, spec=retriever_spec
+            project=project, catalog_sizes=sizes, k=k, spec=retriever_spec, surface_file=chosen.file
         )
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     console = make_console()
+    if chosen.pilot is not None:
+        console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
     console.print(
         _recall_table(
             f"static top-{k} recall per catalog", aggregate(results, by_stratum=False, by_language=False)
