@@ -44,6 +44,13 @@ def print_verdict(console: Console, report: dict[str, Any], *, identity: str | N
     if report.get("pilot"):
         console.print(pilot_line(report["pilot"]["surface"]), markup=False, highlight=False)
     console.print(identity or f"Experiment {report['experiment_id']}")
+    peeks = report.get("evaluation_outcomes_seen_before_freeze")
+    if peeks:
+        console.print(
+            f"Evaluation outcomes seen before freeze: {len(peeks)} run(s): {', '.join(peeks)}",
+            markup=False,
+            highlight=False,
+        )
     style = {"PASS": "bold green", "FAIL": "bold red"}.get(gate["verdict"], "bold yellow")
     table = Table(
         title=f"Gate: {gate['treatment']} vs {gate['comparator']}", title_justify="left", box=box.SIMPLE_HEAD

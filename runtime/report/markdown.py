@@ -39,6 +39,13 @@ def render_markdown(
     if not scope["preregistered"]:
         lines += ["> Sub-scope run: this is not the preregistered experiment's verdict.", ""]
     lines += [f"- {identity_line(report['experiment_id'], lineage)}."]
+    peeks = report.get("evaluation_outcomes_seen_before_freeze")
+    if peeks:
+        lines += [
+            f"- **Evaluation outcomes seen before freeze: {len(peeks)} run(s)**: "
+            + ", ".join(f"`{run_id}`" for run_id in peeks)
+            + " (spec/peeks.yaml, frozen with the experiment)."
+        ]
     lines += [
         f"- Scope: {len(scope['conditions'])} conditions x {len(catalogs)} catalog sizes x "
         f"{scope['tasks']} tasks = {scope['episodes']:,} episodes; agent `{report['agent']}`.",

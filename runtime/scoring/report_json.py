@@ -37,7 +37,10 @@ def build_report(
     n_cells = len({(t.stratum, t.language) for t in scope.tasks})
     # ``pilot`` is an optional field, present only on a pilot's report: an evaluation report keeps
     # exactly its version-1 shape (and the golden files what they pin).
-    return ({"pilot": pilot} if pilot is not None else {}) | {
+    optional: dict[str, Any] = {} if pilot is None else {"pilot": pilot}
+    if spec.peeks_before_freeze:
+        optional["evaluation_outcomes_seen_before_freeze"] = list(spec.peeks_before_freeze)
+    return optional | {
         "report_version": REPORT_VERSION,
         "experiment_id": spec.experiment_id,
         "freeze_root_hash": freeze_root_hash,

@@ -139,6 +139,8 @@ def run_experiment(
         request, project_root=paths.root, runs_dir=paths.runs_dir, run_dir=run_dir, resume=resume
     )
     scope = manifest.scope
+    if compiled.draft and pilot is None:
+        _record_peek(paths, manifest, console)
     console.print(
         f"run [bold]{manifest.run_id}[/] ({run_dir})\n"
         f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks, "
@@ -224,6 +226,30 @@ def run_experiment(
     if pilot is not None:
         console.print(pilot_line(pilot.name), markup=False, highlight=False)
     return RunOutcome(run_dir, 0, scored.report)
+
+
+def _record_peek(paths: ProjectPaths, manifest: Any, console: Console) -> None:
+    """A draft on the evaluation surface: record the run in spec/peeks.yaml before any episode runs."""
+    from schemarouter.compiler.peeks import PEEKS_FILE, record_peek
+    from schemarouter.runtime.run.manifest import now_utc
+
+    scope = manifest.scope
+    record_peek(
+        paths,
+        run_id=manifest.run_id,
+        agent=manifest.agent.name,
+        conditions=list(scope.conditions),
+        catalogs=list(scope.catalogs),
+        tasks=len(scope.tasks),
+        episodes=manifest.episodes,
+        now=now_utc(),
+    )
+    console.print(
+        f"draft on the evaluation surface: recorded in {paths.display('spec/' + PEEKS_FILE)} as "
+        f"evaluation outcomes seen before freeze (run {manifest.run_id}); it is frozen with the experiment",
+        markup=False,
+        highlight=False,
+    )
 
 
 def show_status(*, run_dirs: list[Path], console: Console | None = None) -> bool:
