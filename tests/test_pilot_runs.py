@@ -121,3 +121,14 @@ def test_an_unknown_surface_and_a_changed_pilot_file_are_refused(frozen, tmp_pat
     assert unknown.exit_code == 1 and "surfaces: evaluation, dev" in unknown.output
     both = _sr(frozen, "run", "--surface", "dev", "--surface-file", str(tmp_path), "--catalogs", "100")
     assert both.exit_code == 1 and "not both" in both.output
+
+
+def test_surface_stats_and_bench_retrieval_take_the_dev_surface(frozen):
+    stats = _sr(frozen, "surface", "stats", "--surface", "dev")
+    assert stats.exit_code == 0, stats.output
+    assert PILOT in stats.output and "180" in stats.output
+    bench = _sr(
+        frozen, "bench", "retrieval", "--surface", "dev", "--synthetic", "600", "--repeats", "1", "--no-bm25s"
+    )
+    assert bench.exit_code == 0, bench.output
+    assert PILOT in bench.output

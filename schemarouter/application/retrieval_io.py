@@ -87,13 +87,16 @@ def recall_tasks(paths: ProjectPaths, surface_file: Path | None = None) -> list[
     return out
 
 
-def bench_queries(paths: ProjectPaths, catalog: Catalog) -> list[BenchQuery]:
+def bench_queries(
+    paths: ProjectPaths, catalog: Catalog, surface_file: Path | None = None
+) -> list[BenchQuery]:
     """Each task's query with the state after its gold plan's first executed step (typed parts only)."""
-    from schemarouter.runtime.surface import execute_gold_plan, load_surface
+    from schemarouter.runtime.surface import execute_gold_plan, load_surface, load_surface_file
 
     queries: list[BenchQuery] = []
     by_route = catalog.by_route()
-    for task in load_surface(paths.catalogs_dir):
+    tasks = load_surface(paths.catalogs_dir) if surface_file is None else load_surface_file(surface_file)
+    for task in tasks:
         calls, _world = execute_gold_plan(task, catalog)
         if calls:
             state = ObservableState.initial().after_result(calls[0].result)

@@ -80,12 +80,18 @@ def surface_recall(
 
 
 def bench_retrieval(
-    *, project: ProjectPaths, synthetic_sizes: Sequence[int], repeats: int, with_bm25s: bool
+    *,
+    project: ProjectPaths,
+    synthetic_sizes: Sequence[int],
+    repeats: int,
+    with_bm25s: bool,
+    surface_file: Path | None = None,
 ) -> list[CorpusBench]:
-    """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones."""
+    """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones
+    (``surface_file``: the queries of a pilot surface)."""
     retriever_spec = project_retriever_spec(project)
     largest = project_catalog(project, 500)
-    queries = bench_queries(project, largest)
+    queries = bench_queries(project, largest, surface_file)
     rows = []
     for size in (100, 250, 500):
         endpoints = project_catalog(project, size).endpoints
@@ -204,17 +210,31 @@ def bench_retrieval_command(
         int, typer.Option(min=1, help="Timed passes over all queries (after one warm-up).")
     ] = 5,
     bm25s: Annotated[bool, typer.Option(help="Also measure bm25s on the same corpus and queries.")] = True,
+    surface: SurfaceOpt = None,
+    surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
 ) -> None:
     """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s."""
+    from schemarouter.application.surfaces import choose_surface
+    from schemarouter.runtime.report.console import pilot_line
+
     sizes = _sizes(synthetic, "--synthetic")
     try:
+        project = paths(ctx, experiment)
+        chosen = choose_surface(project, surface=surface, surface_file=surface_file)
         rows = bench_retrieval(
-            project=paths(ctx, experiment), synthetic_sizes=sizes, repeats=repeats, with_bm25s=bm25s
+            project=project,
+            synthetic_sizes=sizes,
+            repeats=repeats,
+            with_bm25s=bm25s,
+            surface_file=chosen.file,
         )
     except SchemaRouterError as err:
         raise fail(str(err)) from None
-    make_console(log_width=220).print(_bench_table(rows))
+    console = make_console(log_width=220)
+    if chosen.pilot is not None:
+        console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
+    console.print(_bench_table(rows))
 
 
 def _sizes(text: str, option: str) -> list[int]:
