@@ -35,6 +35,8 @@ META_FILES = frozenset(
         f"spec/{DEVIATIONS_FILE}",
         "spec/schema/lineage.schema.json",
         "spec/schema/deviations.schema.json",
+        "spec/peeks.yaml",  # a record written by sr run, never a design change
+        "spec/schema/peeks.schema.json",
     }
 )
 PROTOCOL_FILES = frozenset({"spec/protocol.yaml", "spec/schema/protocol.schema.json"})

@@ -41,6 +41,7 @@ class ExperimentInfo:
     lineage: Lineage | None
     default: bool
     problem: str | None = None
+    peeks: tuple[str, ...] = ()  # run ids of evaluation runs while a draft (spec/peeks.yaml)
 
 
 def read_spec_data(paths: ProjectPaths, name: str) -> Any:
@@ -83,6 +84,9 @@ def experiment_info(paths: ProjectPaths, *, default: bool = False) -> Experiment
     try:
         lock = read_lock(paths.lock_file, display=paths.lock_display)
         lineage = lineage_of(paths)
+        from schemarouter.compiler.peeks import read_peeks
+
+        peeks = tuple(str(p.get("run_id")) for p in read_peeks(paths))
     except SchemaRouterError as err:
         return ExperimentInfo(experiment, "unreadable", None, None, default, problem=str(err))
     if lock is None:
@@ -90,7 +94,7 @@ def experiment_info(paths: ProjectPaths, *, default: bool = False) -> Experiment
     else:
         status = "scoring started" if lock.scoring_started is not None else "frozen"
         root = lock.root.digest
-    return ExperimentInfo(experiment, status, root, lineage, default)
+    return ExperimentInfo(experiment, status, root, lineage, default, peeks=peeks)
 
 
 def list_experiments(paths: ProjectPaths) -> list[ExperimentInfo]:

@@ -4,6 +4,7 @@ compiler; this module is where the two meet)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from schemarouter.compiler import compile_project
 from schemarouter.errors import SchemaRouterError
@@ -18,8 +19,10 @@ def load_engine(
     catalog_sizes: Iterable[int],
     agent: str = "reference",
     tokenizer_path: str | None = None,
+    surface_file: Path | None = None,
 ) -> EngineResources:
-    """Compile the specs (verifying the freeze when there is a lock) and build the engine's resources."""
+    """Compile the specs (verifying the freeze when there is a lock) and build the engine's resources
+    (``surface_file``: a pilot surface instead of the evaluation surface)."""
     compiled = compile_project(paths)
     return EngineResources.load(
         paths=paths,
@@ -27,6 +30,7 @@ def load_engine(
         catalog_sizes=tuple(catalog_sizes),
         agent=agent,
         tokenizer_path=tokenizer_path,
+        surface_file=surface_file,
     )
 
 
@@ -38,9 +42,14 @@ def run_single_episode(
     catalog_size: int,
     agent: str = "reference",
     tokenizer_path: str | None = None,
+    surface_file: Path | None = None,
 ) -> EpisodeTrace:
     resources = load_engine(
-        paths=paths, catalog_sizes=(catalog_size,), agent=agent, tokenizer_path=tokenizer_path
+        paths=paths,
+        catalog_sizes=(catalog_size,),
+        agent=agent,
+        tokenizer_path=tokenizer_path,
+        surface_file=surface_file,
     )
     task = resources.task(task_id)
     # A condition code (C3) names the condition as it does for `sr run --conditions`.

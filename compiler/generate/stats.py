@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemarouter.runtime.catalog.io import load_catalog
-from schemarouter.runtime.surface.io import load_surface
+from schemarouter.runtime.surface.io import load_surface, load_surface_file
 from schemarouter.runtime.surface.model import Task
 
 
@@ -72,5 +72,6 @@ def catalog_stats(catalogs_dir: Path, sizes: tuple[int, ...]) -> dict[int, Count
     return out
 
 
-def load_stats(catalogs_dir: Path) -> list[CellStats]:
-    return cell_stats(load_surface(catalogs_dir))
+def load_stats(catalogs_dir: Path, surface_file: Path | None = None) -> list[CellStats]:
+    """The cells of the evaluation surface (or of ``surface_file``, a pilot surface)."""
+    return cell_stats(load_surface(catalogs_dir) if surface_file is None else load_surface_file(surface_file))

@@ -22,7 +22,7 @@ from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.engine.metrics import episode_metrics
 from schemarouter.runtime.run.engine_port import WALL_LATENCY_METRIC
 from schemarouter.runtime.run.store import EpisodeOutcome
-from schemarouter.runtime.surface import load_surface
+from schemarouter.runtime.surface import load_surface, load_surface_file
 from schemarouter.runtime.surface.model import Task
 
 
@@ -40,9 +40,17 @@ class MetricsAudit:
     ranks: Mapping[str, bool]
 
     @classmethod
-    def load(cls, *, catalogs_dir: Path, compiled: Any, catalog_sizes: Iterable[int]) -> MetricsAudit:
+    def load(
+        cls,
+        *,
+        catalogs_dir: Path,
+        compiled: Any,
+        catalog_sizes: Iterable[int],
+        surface_file: Path | None = None,
+    ) -> MetricsAudit:
+        tasks = load_surface(catalogs_dir) if surface_file is None else load_surface_file(surface_file)
         return cls(
-            tasks={t.task_id: t for t in load_surface(catalogs_dir)},
+            tasks={t.task_id: t for t in tasks},
             routes={size: _Routes(load_catalog(catalogs_dir, size).by_route()) for size in catalog_sizes},
             ranks={c.id: c.retrieval_query != "none" for c in compiled.conditions},
         )

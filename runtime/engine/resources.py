@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import SchemaRouterError
@@ -21,7 +22,7 @@ from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
 from schemarouter.runtime.prompt import ExposedTools, ToolSchemas
 from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec, StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.spec_model import CompiledSpec
-from schemarouter.runtime.surface.io import load_surface
+from schemarouter.runtime.surface.io import load_surface, load_surface_file
 from schemarouter.runtime.surface.model import Task
 from schemarouter.runtime.tokens import TokenCounter, load_tokenizer
 
@@ -116,7 +117,9 @@ class EngineResources:
         agent: str = "reference",
         tokenizer_path: str | None = None,
         agent_options: Mapping[str, Any] | None = None,
+        surface_file: Path | None = None,
     ) -> EngineResources:
+        """``surface_file``: a pilot surface instead of the experiment's evaluation surface."""
         retriever_spec = RetrieverSpec.from_compiled(compiled)
         catalogs: dict[int, CatalogResources] = {}
         for size in catalog_sizes:
@@ -127,7 +130,9 @@ class EngineResources:
         return cls(
             compiled=compiled,
             catalogs=catalogs,
-            tasks=load_surface(paths.catalogs_dir),
+            tasks=load_surface(paths.catalogs_dir)
+            if surface_file is None
+            else load_surface_file(surface_file),
             engine_spec=EngineSpec.model_validate(compiled.raw["engine"]),
             agent_spec=AgentSpec.model_validate(compiled.raw["agent"]),
             agent=agent,

@@ -30,12 +30,29 @@ def make_console(log_width: int = LOG_WIDTH) -> Console:
     return console
 
 
+def pilot_line(surface: str) -> str:
+    """The PILOT mark every pilot prints: not the evaluation surface, never scoring of record."""
+    return (
+        f"PILOT: surface {surface}, not the evaluation surface. Never scoring of record: no lock "
+        "records it and no golden file pins it."
+    )
+
+
 def print_verdict(console: Console, report: dict[str, Any], *, identity: str | None = None) -> None:
     """The gate verdict and a short criteria table: code, metric, statistic, value, CI, threshold, passed.
 
     ``identity``: the experiment and its lineage (``identity_line``), printed above the table."""
     gate = report["gate"]
+    if report.get("pilot"):
+        console.print(pilot_line(report["pilot"]["surface"]), markup=False, highlight=False)
     console.print(identity or f"Experiment {report['experiment_id']}")
+    peeks = report.get("evaluation_outcomes_seen_before_freeze")
+    if peeks:
+        console.print(
+            f"Evaluation outcomes seen before freeze: {len(peeks)} run(s): {', '.join(peeks)}",
+            markup=False,
+            highlight=False,
+        )
     style = {"PASS": "bold green", "FAIL": "bold red"}.get(gate["verdict"], "bold yellow")
     table = Table(
         title=f"Gate: {gate['treatment']} vs {gate['comparator']}", title_justify="left", box=box.SIMPLE_HEAD
@@ -67,6 +84,8 @@ def status_lines(result_set: ResultSet) -> list[str]:
     lines = []
     for d in result_set.dirs:
         m = d.manifest
+        if m.surface is not None:
+            lines.append(pilot_line(m.surface.name))
         lines += [
             f"run {m.run_id}  ({d.run_dir})",
             f"  created {m.created_at.isoformat()}  agent {m.agent.name}  shard {m.shard.label()}",

@@ -28,6 +28,8 @@ HASH_KEY = "content_sha256"
 
 def golden_payloads(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The golden files' contents (without their hash) for a scored report."""
+    if report.get("pilot"):
+        raise SchemaRouterError("golden files pin the evaluation surface's reference run; this is a PILOT")
     if not report["scope"]["preregistered"]:
         raise SchemaRouterError(
             "golden files pin the full preregistered scope; this report covers a sub-scope"

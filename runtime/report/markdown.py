@@ -25,13 +25,28 @@ def render_markdown(
     scope, boot, gate = report["scope"], report["bootstrap"], report["gate"]
     catalogs = [str(k) for k in scope["catalogs"]]
     verdict = gate["verdict"]
+    pilot = report.get("pilot")
     lines = [
-        f"# SchemaRouter {report['experiment_id']}: gate verdict **{verdict}**",
+        f"# {'PILOT: ' if pilot else ''}SchemaRouter {report['experiment_id']}: gate verdict **{verdict}**",
         "",
     ]
+    if pilot:
+        lines += [
+            f"> **PILOT** on the `{pilot['surface']}` surface (sha256 `{pilot['surface_sha256'][:16]}…`"
+            f"{', a draft experiment' if pilot['draft'] else ''}): not the evaluation surface, never "
+            "scoring of record, never in a lock or a golden file.",
+            "",
+        ]
     if not scope["preregistered"]:
         lines += ["> Sub-scope run: this is not the preregistered experiment's verdict.", ""]
     lines += [f"- {identity_line(report['experiment_id'], lineage)}."]
+    peeks = report.get("evaluation_outcomes_seen_before_freeze")
+    if peeks:
+        lines += [
+            f"- **Evaluation outcomes seen before freeze: {len(peeks)} run(s)**: "
+            + ", ".join(f"`{run_id}`" for run_id in peeks)
+            + " (spec/peeks.yaml, frozen with the experiment)."
+        ]
     lines += [
         f"- Scope: {len(scope['conditions'])} conditions x {len(catalogs)} catalog sizes x "
         f"{scope['tasks']} tasks = {scope['episodes']:,} episodes; agent `{report['agent']}`.",

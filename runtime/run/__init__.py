@@ -4,7 +4,13 @@ See README.md. Outcomes are read only by the scoring package, and only from a te
 """
 
 from schemarouter.runtime.run.engine_port import EngineAdapter, EngineSetup, EpisodeEngine, LoadedEngine
-from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, RunManifest, read_manifest
+from schemarouter.runtime.run.manifest import (
+    AgentConfig,
+    FreezeState,
+    PilotSurface,
+    RunManifest,
+    read_manifest,
+)
 from schemarouter.runtime.run.resultset import ResultSet, SealedResultSet, load_result_set
 from schemarouter.runtime.run.rundir import RunRequest, open_run_dir
 from schemarouter.runtime.run.scope import EpisodeKey, RunScope, Shard, TaskRef
@@ -18,6 +24,7 @@ __all__ = [
     "EpisodeKey",
     "FreezeState",
     "LoadedEngine",
+    "PilotSurface",
     "ResultSet",
     "RunManifest",
     "RunRequest",

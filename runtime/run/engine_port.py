@@ -33,6 +33,7 @@ class EngineSetup:
     agent: str
     agent_options: tuple[tuple[str, Any], ...] = ()
     experiment: str | None = None  # None: a flat project (spec/, catalogs/ hold the one experiment)
+    surface_file: str | None = None  # a pilot's surface file; None: the evaluation surface
 
     @property
     def paths(self) -> ProjectPaths:
@@ -83,6 +84,7 @@ class EngineAdapter:
             agent=setup.agent,
             agent_options=dict(setup.agent_options),
             tokenizer_path=dict(setup.agent_options).get("tokenizer_json"),
+            surface_file=Path(setup.surface_file) if setup.surface_file else None,
         )
         return LoadedEngine(resources=resources, tasks=resources.tasks)
 
@@ -93,6 +95,7 @@ class EngineAdapter:
             catalogs_dir=setup.paths.catalogs_dir,
             compiled=setup.compiled,
             catalog_sizes=setup.catalog_sizes,
+            surface_file=Path(setup.surface_file) if setup.surface_file else None,
         )
 
     def run(self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int) -> Any:

@@ -33,6 +33,18 @@ class FreezeState(BaseModel):
     draft: bool = Field(description="True when the specs were not frozen: such a run is never scored.")
 
 
+class PilotSurface(BaseModel):
+    """The surface a pilot run executed on instead of the evaluation surface. A run with one is a
+    pilot: marked PILOT everywhere, scored only as a pilot, never recorded as scoring in any lock."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="The named surface (dev), or 'file' for `sr run --surface-file`.")
+    path: str = Field(description="The surface file, relative to the project root when inside it.")
+    sha256: str = Field(description="sha256 of the surface file's bytes when the run was created.")
+    tasks: int = Field(description="Tasks in the surface file.")
+
+
 class AgentConfig(BaseModel):
     """The agent and the tokenizer that produced the episodes."""
 
@@ -96,19 +108,36 @@ class RunManifest(BaseModel):
         description="A successor's parent, parent_root, reason and deviation counts (deviations, "
         "protocol_deviations); absent for an experiment without a parent.",
     )
+    surface: PilotSurface | None = Field(
+        default=None,
+        description="A pilot's surface (PILOT: never scoring of record); absent on the evaluation surface.",
+    )
+
+    @property
+    def pilot(self) -> bool:
+        return self.surface is not None
 
 
 def config_hash(
-    *, freeze: FreezeState, git_commit: str | None, agent: AgentConfig, scope: RunScope, shard: Shard
+    *,
+    freeze: FreezeState,
+    git_commit: str | None,
+    agent: AgentConfig,
+    scope: RunScope,
+    shard: Shard,
+    surface: PilotSurface | None = None,
 ) -> str:
-    """The identity a resume must match: same frozen spec, source commit, agent, scope and shard."""
-    identity = {
+    """The identity a resume must match: same frozen spec, source commit, agent, scope and shard (and,
+    for a pilot, the same surface file)."""
+    identity: dict[str, Any] = {
         "freeze": freeze.model_dump(mode="json"),
         "git_commit": git_commit,
         "agent": agent.model_dump(mode="json"),
         "scope": scope.model_dump(mode="json"),
         "shard": shard.model_dump(mode="json"),
     }
+    if surface is not None:  # absent on the evaluation surface, so its runs keep their identity
+        identity["surface"] = surface.model_dump(mode="json")
     return "sha256:" + hashlib.sha256(jsonio.dumps(identity, indent=None).encode()).hexdigest()
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, RunManifest
+from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, PilotSurface, RunManifest
 from schemarouter.runtime.run.rundir import RunRequest
 from schemarouter.runtime.run.scope import (
     RunScope,
@@ -76,6 +76,7 @@ def build_request(
     task_filter: str | None,
     shard: str | None,
     agent_options: Mapping[str, Any] | None = None,
+    surface: PilotSurface | None = None,
 ) -> RunRequest:
     """A new run's request from ``sr run`` options (each None means: everything preregistered)."""
     experiment = compiled.experiment
@@ -93,6 +94,7 @@ def build_request(
         len(chosen_conditions) == len(spec_conditions)
         and len(chosen_catalogs) == len(experiment.catalog_sizes)
         and len(chosen_tasks) == len(all_tasks)
+        and surface is None  # a pilot is never the preregistered experiment
     )
     scope = RunScope(
         conditions=chosen_conditions,
@@ -107,6 +109,7 @@ def build_request(
         scope=scope,
         shard=Shard.parse(shard),
         lineage=lineage_summary(compiled),
+        surface=surface,
     )
 
 
@@ -133,4 +136,5 @@ def resume_request(compiled: Any, manifest: RunManifest) -> RunRequest:
         scope=manifest.scope,
         shard=manifest.shard,
         lineage=manifest.lineage,
+        surface=manifest.surface,
     )

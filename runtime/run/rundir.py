@@ -22,6 +22,7 @@ from schemarouter.runtime.run.manifest import (
     MANIFEST_FILE,
     AgentConfig,
     FreezeState,
+    PilotSurface,
     RunManifest,
     Session,
     config_hash,
@@ -46,6 +47,7 @@ class RunRequest:
     scope: RunScope
     shard: Shard
     lineage: dict[str, Any] | None = None
+    surface: PilotSurface | None = None  # a pilot's surface; None: the evaluation surface
 
 
 def open_run_dir(
@@ -59,6 +61,7 @@ def open_run_dir(
         agent=request.agent,
         scope=request.scope,
         shard=request.shard,
+        surface=request.surface,
     )
     if resume:
         target = run_dir if run_dir is not None else _find_resumable(runs_dir, chash)
@@ -95,6 +98,7 @@ def open_run_dir(
         episodes=len(request.scope.shard_keys(request.shard)),
         config_hash=chash,
         lineage=request.lineage,
+        surface=request.surface,
     )
     with EpisodeStore(run_dir, create=True):
         pass
@@ -216,6 +220,8 @@ def _difference(manifest: RunManifest, request: RunRequest, git_commit: str | No
         diffs.append(f"agent {manifest.agent.name} config differs from the current one")
     if manifest.scope != request.scope:
         diffs.append("the declared scope (conditions, catalogs, tasks) differs")
+    if manifest.surface != request.surface:
+        diffs.append("the surface (evaluation or pilot surface file) differs")
     if manifest.shard != request.shard:
         diffs.append(f"shard {manifest.shard.label()} != requested {request.shard.label()}")
     return "; ".join(diffs) or "the configuration hash differs"

@@ -31,10 +31,16 @@ def build_report(
     source_commit: str | None,
     estimates: Estimates,
     gate: GateResult,
+    pilot: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     low, high = spec.bootstrap.percentiles()
     n_cells = len({(t.stratum, t.language) for t in scope.tasks})
-    return {
+    # ``pilot`` is an optional field, present only on a pilot's report: an evaluation report keeps
+    # exactly its version-1 shape (and the golden files what they pin).
+    optional: dict[str, Any] = {} if pilot is None else {"pilot": pilot}
+    if spec.peeks_before_freeze:
+        optional["evaluation_outcomes_seen_before_freeze"] = list(spec.peeks_before_freeze)
+    return optional | {
         "report_version": REPORT_VERSION,
         "experiment_id": spec.experiment_id,
         "freeze_root_hash": freeze_root_hash,

@@ -53,8 +53,27 @@ class ScoreResult:
     bootstrap_seconds: float
 
 
+def pilot_block(result_set: ResultSet) -> dict[str, Any] | None:
+    """report.json's ``pilot`` field for a pilot set (None on the evaluation surface)."""
+    first = result_set.dirs[0].manifest
+    if first.surface is None:
+        return None
+    return {
+        "mark": "PILOT",
+        "note": "A pilot on a surface other than the evaluation surface: never scoring of record, "
+        "never in a lock or a golden file.",
+        "surface": first.surface.name,
+        "surface_sha256": first.surface.sha256,
+        "draft": first.freeze.draft,
+    }
+
+
 def check_scoreable(result_set: ResultSet, *, current_freeze_hash: str | None) -> None:
     """Steps 1-3: raise unless the set may be scored now."""
+    pilots = {d.manifest.surface for d in result_set.dirs}
+    if pilots != {None}:
+        _check_pilot(result_set, pilots)
+        return
     for d in result_set.dirs:
         if d.manifest.freeze.draft or d.manifest.freeze.root_hash is None:
             raise SchemaRouterError(
@@ -69,6 +88,20 @@ def check_scoreable(result_set: ResultSet, *, current_freeze_hash: str | None) -
             f"freeze root hash mismatch: the run executed under {run_hash}, the current lock is "
             f"{current_freeze_hash}. Results are scored only under the frozen spec they ran with."
         )
+    if not result_set.terminal:
+        raise SealedResultSet(result_set)
+
+
+def _check_pilot(result_set: ResultSet, surfaces: set[Any]) -> None:
+    """A pilot set: every directory a pilot on the same surface file, under one spec, terminal. A pilot
+    may run on a draft; it is never scoring of record, so the lock is neither needed nor touched."""
+    if None in surfaces or len(surfaces) != 1:
+        raise SchemaRouterError(
+            "these run directories mix pilot surfaces (or pilots and evaluation runs); "
+            "score each surface's runs on their own"
+        )
+    if len({d.manifest.freeze for d in result_set.dirs}) != 1:
+        raise SchemaRouterError("these pilot run directories ran under different specs")
     if not result_set.terminal:
         raise SealedResultSet(result_set)
 
@@ -88,7 +121,8 @@ def score_result_set(
     outcomes = read_terminal_outcomes(result_set, with_traces=True)
     for outcome in outcomes:
         audit(outcome)
-    if on_scoring_started is not None:
+    pilot = result_set.dirs[0].manifest.pilot
+    if on_scoring_started is not None and not pilot:  # a pilot is never scoring of record
         on_scoring_started("+".join(sorted(d.manifest.run_id for d in result_set.dirs)))
     return compute_scores(result_set, spec=spec, out_dir=out_dir, outcomes=outcomes)
 
@@ -148,6 +182,7 @@ def compute_scores(
         source_commit=first.source.git_commit,
         estimates=estimates,
         gate=gate,
+        pilot=pilot_block(result_set),
     )
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

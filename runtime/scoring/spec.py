@@ -104,6 +104,11 @@ class ScoringSpec(BaseModel):
     metrics: tuple[MetricDef, ...] = Field(description="Metrics in spec order.")
     gate: GateDef = Field(description="The gate.")
     bootstrap: BootstrapDef = Field(description="The bootstrap.")
+    peeks_before_freeze: tuple[str, ...] = Field(
+        default=(),
+        description="Run ids of the experiment's runs on the evaluation surface while it was a draft "
+        "(spec/peeks.yaml): evaluation outcomes seen before freeze.",
+    )
 
     def metric(self, metric_id: str) -> MetricDef:
         for metric in self.metrics:
@@ -120,7 +125,9 @@ class ScoringSpec(BaseModel):
         _check_bootstrap(boot.model_dump(), where=f"experiment {experiment.id}")
         if gate.rule != "all_criteria_all_catalogs":
             raise SchemaRouterError(f"gates.yaml rule {gate.rule!r} is not implemented")
+        peeks = (compiled.raw.get("peeks") or {}).get("evaluation_outcomes_seen_before_freeze") or ()
         spec = ScoringSpec(
+            peeks_before_freeze=tuple(str(p["run_id"]) for p in peeks),
             experiment_id=str(experiment.id),
             catalog_sizes=tuple(sorted(experiment.catalog_sizes)),
             conditions=tuple(c.id for c in compiled.conditions),

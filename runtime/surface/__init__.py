@@ -3,7 +3,7 @@
 from schemarouter.runtime.simulator.calls import ExecutedCall
 from schemarouter.runtime.surface.check import TaskCheck, check_task, milestones_reached
 from schemarouter.runtime.surface.gold import execute_gold_plan
-from schemarouter.runtime.surface.io import load_surface
+from schemarouter.runtime.surface.io import load_surface, load_surface_file
 from schemarouter.runtime.surface.model import (
     ExpectedValue,
     Grant,
@@ -30,6 +30,7 @@ __all__ = [
     "check_task",
     "execute_gold_plan",
     "load_surface",
+    "load_surface_file",
     "milestones_reached",
     "next_required_route",
     "required_routes",

@@ -27,6 +27,14 @@ def load_surface(catalogs_dir: Path) -> list[Task]:
     path = Path(catalogs_dir) / SURFACE_FILE
     if not path.exists():
         raise SchemaRouterError(f"{path}: no task surface; run `sr generate` first")
+    return load_surface_file(path)
+
+
+def load_surface_file(path: Path) -> list[Task]:
+    """All tasks of one surface file (the evaluation surface, or a pilot surface), sorted by task_id."""
+    path = Path(path)
+    if not path.is_file():
+        raise SchemaRouterError(f"{path}: no such surface file")
     tasks = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if line.strip():

@@ -67,12 +67,13 @@ def project_catalog(paths: ProjectPaths, size: int) -> Catalog:
     return load_catalog(paths.catalogs_dir, size)
 
 
-def recall_tasks(paths: ProjectPaths) -> list[RecallTask]:
-    """Every surface task's visible query with its required routes."""
-    from schemarouter.runtime.surface import load_surface, required_routes
+def recall_tasks(paths: ProjectPaths, surface_file: Path | None = None) -> list[RecallTask]:
+    """Every surface task's visible query with its required routes (``surface_file``: a pilot surface)."""
+    from schemarouter.runtime.surface import load_surface, load_surface_file, required_routes
 
     out: list[RecallTask] = []
-    for task in load_surface(paths.catalogs_dir):
+    tasks = load_surface(paths.catalogs_dir) if surface_file is None else load_surface_file(surface_file)
+    for task in tasks:
         visible = task.visible()
         out.append(
             RecallTask(
@@ -86,13 +87,16 @@ def recall_tasks(paths: ProjectPaths) -> list[RecallTask]:
     return out
 
 
-def bench_queries(paths: ProjectPaths, catalog: Catalog) -> list[BenchQuery]:
+def bench_queries(
+    paths: ProjectPaths, catalog: Catalog, surface_file: Path | None = None
+) -> list[BenchQuery]:
     """Each task's query with the state after its gold plan's first executed step (typed parts only)."""
-    from schemarouter.runtime.surface import execute_gold_plan, load_surface
+    from schemarouter.runtime.surface import execute_gold_plan, load_surface, load_surface_file
 
     queries: list[BenchQuery] = []
     by_route = catalog.by_route()
-    for task in load_surface(paths.catalogs_dir):
+    tasks = load_surface(paths.catalogs_dir) if surface_file is None else load_surface_file(surface_file)
+    for task in tasks:
         calls, _world = execute_gold_plan(task, catalog)
         if calls:
             state = ObservableState.initial().after_result(calls[0].result)

@@ -74,6 +74,25 @@ ExperimentOpt = Annotated[
 ]
 
 
+SurfaceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--surface",
+        help="evaluation (default), or a named pilot surface of spec/_surfaces/ such as dev: a PILOT, "
+        "never scoring of record.",
+        show_default=False,
+    ),
+]
+SurfaceFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--surface-file",
+        help="A generated surface (DIR/surface.jsonl from `sr surface generate`): a PILOT.",
+        show_default=False,
+    ),
+]
+
+
 @app.callback()
 def _root(
     ctx: typer.Context,
@@ -157,6 +176,7 @@ def _register_all() -> None:
         retrieval_commands,
         run_commands,
         spec_commands,
+        surface_commands,
     )
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from schemarouter.atomic_write import check_output_file, write_output_file
-from schemarouter.cli.app import ExperimentOpt, app, paths
+from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, paths
 
 
 @app.command()
@@ -30,16 +30,25 @@ def episode(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the full trace JSON here.")
     ] = None,
+    surface: SurfaceOpt = None,
+    surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Run one episode and print its trace: exposure, retrieval calls, decisions, gate, results, state."""
+    from schemarouter.application.surfaces import choose_surface
     from schemarouter.runtime.engine.show import render_trace
+    from schemarouter.runtime.report.console import pilot_line
     from schemarouter.workflow import run_single_episode
 
     if json_out is not None:
         check_output_file(json_out, option="--json")
+    project = paths(ctx, experiment)
+    chosen = choose_surface(project, surface=surface, surface_file=surface_file)
+    if chosen.pilot is not None:
+        typer.echo(pilot_line(chosen.pilot.name))
     trace = run_single_episode(
-        paths=paths(ctx, experiment),
+        paths=project,
+        surface_file=chosen.file,
         task_id=task_id,
         condition_id=condition,
         catalog_size=catalog,

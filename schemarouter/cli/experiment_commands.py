@@ -27,6 +27,9 @@ def experiments_command(ctx: typer.Context) -> None:
             at = (info.lineage.parent_root or "draft")[:12]
             lineage = f"parent {info.lineage.parent} at {at}: {info.lineage.reason}"
         typer.echo(f"{mark} {info.experiment_id:<10} {info.status:<16} root {root:<14} {lineage}")
+        if info.peeks:
+            runs = ", ".join(info.peeks)
+            typer.echo(f"    evaluation outcomes seen before freeze: {len(info.peeks)} run(s): {runs}")
         if info.problem:
             typer.echo(f"    {info.problem}")
 

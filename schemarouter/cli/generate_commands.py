@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from schemarouter.cli.app import ExperimentOpt, app, fail, paths
+from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.surface_group import surface_app
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
@@ -24,9 +25,29 @@ def run_generate(*, project: ProjectPaths, check: bool) -> tuple[list[str], bool
 
     generated = generate(project)
     if check:
-        diff = differences(project, generated)
+        diff = differences(project, generated) + _named_surfaces(project, check=True)
         return diff, not diff
-    return write_generated(project, generated), True
+    written = write_generated(project, generated)
+    return written + _named_surfaces(project, check=False), True
+
+
+def _named_surfaces(project: ProjectPaths, *, check: bool) -> list[str]:
+    """The committed named surfaces (spec/_surfaces/<name>/) generated against this experiment's catalogs:
+    with ``check`` the files that differ from a fresh generation, else the files rewritten."""
+    from schemarouter.compiler.generate.surface_only import (
+        committed_named_surfaces,
+        generate_named,
+        surface_differences,
+        write_surface,
+    )
+
+    out: list[str] = []
+    for name in committed_named_surfaces(project):
+        generated, out_dir = generate_named(project, name)
+        rel = out_dir.relative_to(project.root).as_posix()
+        names = surface_differences(out_dir, generated) if check else write_surface(out_dir, generated)
+        out.extend(f"{rel}/{n}" for n in names)
+    return out
 
 
 @app.command("generate")
@@ -52,11 +73,11 @@ def generate_command(
     )
 
 
-def print_surface_stats(*, project: ProjectPaths, console: Console) -> None:
+def print_surface_stats(*, project: ProjectPaths, console: Console, surface_file: Path | None = None) -> None:
     """Rich tables: the surface per stratum x language, and the catalogs per size."""
     from schemarouter.compiler.generate.stats import catalog_stats, load_stats
 
-    rows = sorted(load_stats(project.catalogs_dir), key=lambda r: (r.code, r.language))
+    rows = sorted(load_stats(project.catalogs_dir, surface_file), key=lambda r: (r.code, r.language))
     table = Table(title="Task surface per stratum x language")
     for column in (
         "stratum",
@@ -114,9 +135,22 @@ def print_surface_stats(*, project: ProjectPaths, console: Console) -> None:
 
 
 @surface_app.command("stats")
-def surface_stats_command(ctx: typer.Context, experiment: ExperimentOpt = None) -> None:
+def surface_stats_command(
+    ctx: typer.Context,
+    surface: SurfaceOpt = None,
+    surface_file: SurfaceFileOpt = None,
+    experiment: ExperimentOpt = None,
+) -> None:
     """Counts of the frozen surface per stratum x language: plan lengths, distractors, hazards, grants."""
+    from schemarouter.application.surfaces import choose_surface
+    from schemarouter.runtime.report.console import pilot_line
+
+    console = Console(width=max(Console().width, 140))
     try:
-        print_surface_stats(project=paths(ctx, experiment), console=Console(width=max(Console().width, 140)))
+        project = paths(ctx, experiment)
+        chosen = choose_surface(project, surface=surface, surface_file=surface_file)
+        if chosen.pilot is not None:
+            console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
+        print_surface_stats(project=project, console=console, surface_file=chosen.file)
     except SchemaRouterError as err:
         raise fail(str(err)) from None

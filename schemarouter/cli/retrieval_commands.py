@@ -19,7 +19,7 @@ from schemarouter.application.retrieval_io import (
     project_retriever_spec,
     recall_tasks,
 )
-from schemarouter.cli.app import ExperimentOpt, app, fail, paths
+from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.cli.surface_group import surface_app
 from schemarouter.errors import SchemaRouterError
@@ -62,11 +62,16 @@ def retrieve(
 
 
 def surface_recall(
-    *, project: ProjectPaths, catalog_sizes: Sequence[int], k: int, spec: Path | None
+    *,
+    project: ProjectPaths,
+    catalog_sizes: Sequence[int],
+    k: int,
+    spec: Path | None,
+    surface_file: Path | None = None,
 ) -> list[TaskRecall]:
     """Static top-k recall of every task's required routes, at each catalog size."""
     retriever_spec = project_retriever_spec(project, spec)
-    tasks = recall_tasks(project)
+    tasks = recall_tasks(project, surface_file)
     results: list[TaskRecall] = []
     for size in catalog_sizes:
         index = RetrievalIndex.build(project_catalog(project, size), retriever_spec)
@@ -75,12 +80,18 @@ def surface_recall(
 
 
 def bench_retrieval(
-    *, project: ProjectPaths, synthetic_sizes: Sequence[int], repeats: int, with_bm25s: bool
+    *,
+    project: ProjectPaths,
+    synthetic_sizes: Sequence[int],
+    repeats: int,
+    with_bm25s: bool,
+    surface_file: Path | None = None,
 ) -> list[CorpusBench]:
-    """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones."""
+    """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones
+    (``surface_file``: the queries of a pilot surface)."""
     retriever_spec = project_retriever_spec(project)
     largest = project_catalog(project, 500)
-    queries = bench_queries(project, largest)
+    queries = bench_queries(project, largest, surface_file)
     rows = []
     for size in (100, 250, 500):
         endpoints = project_catalog(project, size).endpoints
@@ -150,17 +161,26 @@ def surface_recall_command(
     cells: Annotated[bool, typer.Option(help="Also print every catalog x stratum x language cell.")] = True,
     misses: Annotated[bool, typer.Option(help="List the tasks whose top k misses a required route.")] = False,
     retriever_spec: SpecOption = None,
+    surface: SurfaceOpt = None,
+    surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Static top-k recall of the required routes for the original queries (a fact about the surface)."""
+    from schemarouter.application.surfaces import choose_surface
+    from schemarouter.runtime.report.console import pilot_line
+
     sizes = _sizes(catalogs, "--catalogs")
     try:
+        project = paths(ctx, experiment)
+        chosen = choose_surface(project, surface=surface, surface_file=surface_file)
         results = surface_recall(
-            project=paths(ctx, experiment), catalog_sizes=sizes, k=k, spec=retriever_spec
+            project=project, catalog_sizes=sizes, k=k, spec=retriever_spec, surface_file=chosen.file
         )
     except SchemaRouterError as err:
         raise fail(str(err)) from None
     console = make_console()
+    if chosen.pilot is not None:
+        console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
     console.print(
         _recall_table(
             f"static top-{k} recall per catalog", aggregate(results, by_stratum=False, by_language=False)
@@ -190,17 +210,31 @@ def bench_retrieval_command(
         int, typer.Option(min=1, help="Timed passes over all queries (after one warm-up).")
     ] = 5,
     bm25s: Annotated[bool, typer.Option(help="Also measure bm25s on the same corpus and queries.")] = True,
+    surface: SurfaceOpt = None,
+    surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
 ) -> None:
     """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s."""
+    from schemarouter.application.surfaces import choose_surface
+    from schemarouter.runtime.report.console import pilot_line
+
     sizes = _sizes(synthetic, "--synthetic")
     try:
+        project = paths(ctx, experiment)
+        chosen = choose_surface(project, surface=surface, surface_file=surface_file)
         rows = bench_retrieval(
-            project=paths(ctx, experiment), synthetic_sizes=sizes, repeats=repeats, with_bm25s=bm25s
+            project=project,
+            synthetic_sizes=sizes,
+            repeats=repeats,
+            with_bm25s=bm25s,
+            surface_file=chosen.file,
         )
     except SchemaRouterError as err:
         raise fail(str(err)) from None
-    make_console(log_width=220).print(_bench_table(rows))
+    console = make_console(log_width=220)
+    if chosen.pilot is not None:
+        console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
+    console.print(_bench_table(rows))
 
 
 def _sizes(text: str, option: str) -> list[int]:

@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.cli.app import ExperimentOpt, app, fail, paths
+from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.errors import SchemaRouterError
 
@@ -84,9 +84,14 @@ def run(
         int | None,
         typer.Option(min=1, help="Episodes in flight against a model server at once (sets --workers)."),
     ] = None,
+    surface: SurfaceOpt = None,
+    surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
 ) -> None:
-    """Run the experiment (all 2,700 episodes by default), then score it and print the gate verdict."""
+    """Run the experiment (all 2,700 episodes by default), then score it and print the gate verdict.
+
+    With --surface dev or --surface-file: a PILOT on that surface (any experiment, draft or frozen),
+    scored as a pilot and never recorded as scoring in any lock."""
     from schemarouter.cli import run_flow
 
     project = paths(ctx, experiment)
@@ -113,6 +118,8 @@ def run(
             allow_draft=draft,
             max_events=max_events,
             plots=plots,
+            surface=surface,
+            surface_file=surface_file,
         ).exit_code
     except SchemaRouterError as err:
         raise fail(str(err)) from None

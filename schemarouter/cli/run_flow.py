@@ -7,6 +7,11 @@ fake surface (``task_source=``).
 ``sr run`` on a draft (no spec/freeze.lock) is refused unless ``--draft`` is given: a draft run can
 never be scored, so executing 2,700 episodes by accident would be wasted; with ``--draft`` it runs and
 stops before scoring.
+
+``sr run --surface dev`` / ``--surface-file FILE`` is a pilot: any experiment, draft or frozen, on a
+surface other than the evaluation surface. It is marked PILOT on the console, in report.md,
+report.json and the run manifest, is scored as a pilot when terminal, and is never recorded as scoring
+in any lock.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from rich.console import Console
 from schemarouter.compiler import compile_project
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.console import make_console, print_verdict, status_lines
+from schemarouter.runtime.report.console import make_console, pilot_line, print_verdict, status_lines
 from schemarouter.runtime.report.progress import EpisodeProgress
 from schemarouter.runtime.report.publish import score_and_publish
 from schemarouter.runtime.run import (
@@ -86,39 +91,61 @@ def run_experiment(
     announce_report: bool = True,
     compiled: CompiledSpec | None = None,
     agent_options: dict[str, Any] | None = None,
+    surface: str | None = None,
+    surface_file: Path | None = None,
 ) -> RunOutcome:
     """Compile (unless ``compiled`` is given: the project's spec compiled moments ago), execute the
     run's missing episodes, and score it when it is terminal."""
+    from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
+
     console = console or make_console()
     if not 1 <= workers <= MAX_WORKERS:
         raise SchemaRouterError(f"--workers {workers}: between 1 and {MAX_WORKERS}")
     resuming_dir = resume and run_dir is not None
-    if resuming_dir and any(option is not None for option in (agent, conditions, catalogs, tasks, shard)):
+    if resuming_dir and any(
+        option is not None for option in (agent, conditions, catalogs, tasks, shard, surface, surface_file)
+    ):
         raise SchemaRouterError(
-            "--resume --run-dir continues that directory's own agent, scope and shard; "
-            "drop --agent/--conditions/--catalogs/--tasks/--shard"
+            "--resume --run-dir continues that directory's own agent, scope, shard and surface; "
+            "drop --agent/--conditions/--catalogs/--tasks/--shard/--surface/--surface-file"
         )
     compiled = compiled or compile_project(paths)
-    if compiled.draft and not allow_draft:
-        raise SchemaRouterError(DRAFT_REFUSAL)
     if resuming_dir:
         assert run_dir is not None
-        request = resume_request(compiled, read_manifest(run_dir))
+        previous = read_manifest(run_dir)
+        chosen = (
+            ChosenSurface()
+            if previous.surface is None
+            else ChosenSurface(previous.surface, pilot_surface_file(paths, previous.surface))
+        )
     else:
+        chosen = choose_surface(paths, surface=surface, surface_file=surface_file)
+    pilot = chosen.pilot
+    if compiled.draft and not allow_draft and pilot is None:
+        raise SchemaRouterError(DRAFT_REFUSAL)
+    if pilot is not None:
+        console.print(pilot_line(pilot.name), markup=False, highlight=False)
+    if resuming_dir:
+        request = resume_request(compiled, previous)
+    else:
+        source = task_source or (surface_tasks if pilot is None else chosen.tasks)
         request = build_request(
             compiled,
-            (task_source or surface_tasks)(paths),
+            source(paths),
             agent=agent,
             conditions=conditions,
             catalogs=catalogs,
             task_filter=tasks,
             shard=shard,
             agent_options=agent_options,
+            surface=pilot,
         )
     run_dir, manifest = open_run_dir(
         request, project_root=paths.root, runs_dir=paths.runs_dir, run_dir=run_dir, resume=resume
     )
     scope = manifest.scope
+    if compiled.draft and pilot is None:
+        _record_peek(paths, manifest, console)
     console.print(
         f"run [bold]{manifest.run_id}[/] ({run_dir})\n"
         f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks, "
@@ -136,6 +163,7 @@ def run_experiment(
         agent=manifest.agent.name,
         agent_options=tuple(sorted((k, v) for k, v in options.items() if v is not None)),
         experiment=paths.experiment,
+        surface_file=None if chosen.file is None else str(chosen.file),
     )
     try:
         with EpisodeProgress(console) as progress:
@@ -181,7 +209,7 @@ def run_experiment(
             "`sr score DIR_1 ... DIR_N`"
         )
         return RunOutcome(run_dir, 0, None)
-    if manifest.freeze.draft:
+    if manifest.freeze.draft and pilot is None:
         console.print("[yellow]draft run complete; drafts are never scored[/]")
         return RunOutcome(run_dir, 0, None)
     scored = score_and_publish(
@@ -197,7 +225,33 @@ def run_experiment(
     )
     if announce_report:
         console.print(f"report: {run_dir / 'report.md'}")
+    if pilot is not None:
+        console.print(pilot_line(pilot.name), markup=False, highlight=False)
     return RunOutcome(run_dir, 0, scored.report)
+
+
+def _record_peek(paths: ProjectPaths, manifest: Any, console: Console) -> None:
+    """A draft on the evaluation surface: record the run in spec/peeks.yaml before any episode runs."""
+    from schemarouter.compiler.peeks import PEEKS_FILE, record_peek
+    from schemarouter.runtime.run.manifest import now_utc
+
+    scope = manifest.scope
+    record_peek(
+        paths,
+        run_id=manifest.run_id,
+        agent=manifest.agent.name,
+        conditions=list(scope.conditions),
+        catalogs=list(scope.catalogs),
+        tasks=len(scope.tasks),
+        episodes=manifest.episodes,
+        now=now_utc(),
+    )
+    console.print(
+        f"draft on the evaluation surface: recorded in {paths.display('spec/' + PEEKS_FILE)} as "
+        f"evaluation outcomes seen before freeze (run {manifest.run_id}); it is frozen with the experiment",
+        markup=False,
+        highlight=False,
+    )
 
 
 def show_status(*, run_dirs: list[Path], console: Console | None = None) -> bool:
@@ -231,12 +285,18 @@ def score_runs(
                 f"{out}: the run directory is read-only; write the report elsewhere with --out DIR"
             )
     first = read_manifest(run_dirs[0])
+    surface_file = None
+    if first.surface is not None:
+        from schemarouter.application.surfaces import pilot_surface_file
+
+        surface_file = str(pilot_surface_file(paths, first.surface))
     setup = EngineSetup(
         project_root=paths.root,
         compiled=compiled,
         catalog_sizes=first.scope.catalogs,
         agent=first.agent.name,
         experiment=paths.experiment,
+        surface_file=surface_file,
     )
     try:
         scored = score_and_publish(
@@ -253,6 +313,8 @@ def score_runs(
     except SealedResultSet:
         raise
     console.print(f"report: {out / 'report.md'}")
+    if scored.report.get("pilot"):
+        console.print(pilot_line(scored.report["pilot"]["surface"]), markup=False, highlight=False)
     return scored.report
 
 

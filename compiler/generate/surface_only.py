@@ -1,0 +1,317 @@
+"""A task surface from any intents file, against an experiment's committed catalogs.
+
+``sr generate`` builds an experiment's catalogs and its evaluation surface together. This module
+builds only a surface, and never touches the catalogs: it reads the experiment's generator inputs
+(fields, endpoints, generator settings, strata, languages) through the strict loader, takes intents
+and pools from the given files, and assembles tasks against ``catalogs/<id>/catalog_<size>.json`` and
+``catalogs/<id>/provenance.json`` as committed. A plan route missing from the smallest catalog is
+refused with one line naming the intent and the route, since such a task could not run at every size.
+
+Determinism is the generator's: named seeds only (``surface`` for sampling, ``world`` for world
+contents), each ``random.Random`` seeded from a string, never global random state or ``hash()``.
+
+The development surface (``spec/_surfaces/dev/``) is one such surface with its own seeds; it is written
+to ``catalogs/_surfaces/dev/<experiment-id>/`` with a manifest of hashes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from schemarouter.compiler.generate.endpoints import Provenance
+from schemarouter.compiler.generate.intents import resolve_intents
+from schemarouter.compiler.generate.load import GeneratorInputs, load_inputs
+from schemarouter.compiler.generate.pipeline import _check_queries
+from schemarouter.compiler.generate.sampling import sample_drafts
+from schemarouter.compiler.generate.spec_model import IntentDef, PoolDef
+from schemarouter.compiler.generate.tasks import assemble_task
+from schemarouter.compiler.yaml_loader import load_yaml_text
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import PROJECT_FILE, ProjectPaths
+from schemarouter.runtime.catalog.io import load_catalog_with_digest
+from schemarouter.runtime.catalog.model import Catalog
+from schemarouter.runtime.surface.io import SURFACE_FILE, dump_surface
+from schemarouter.runtime.surface.model import Task
+
+SURFACE_GENERATOR_VERSION = 1
+SURFACES_DIR = "_surfaces"
+DEV_SURFACE = "dev"
+MANIFEST_FILE = "manifest.json"
+
+
+@dataclass(frozen=True)
+class SurfaceSettings:
+    """What a surface is generated from, besides the experiment: files, seeds and a task-id tag."""
+
+    name: str
+    intents: Path
+    pools: Path | None
+    seeds: dict[str, int]  # surface, world
+    tag: str  # task ids are <stratum code>-<language>-<tag>-<nn>
+    schema_dir: Path | None = None  # schemas beside the files (default: the experiment's)
+
+
+@dataclass(frozen=True)
+class GeneratedSurface:
+    experiment: str | None
+    tasks: list[Task]
+    files: dict[str, str]  # file name inside the output directory -> exact text
+
+
+def _rel(root: Path, path: Path) -> str:
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def read_yaml_file(path: Path, *, display: str) -> Any:
+    """A YAML file through the strict loader (YAML 1.2 core); every problem at once."""
+    if not path.is_file():
+        raise SchemaRouterError(f"{display}: missing")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise SchemaRouterError(f"{display}: not UTF-8 text: {err.reason}") from None
+    loaded = load_yaml_text(text, file=display)
+    if loaded.issues:
+        raise SchemaRouterError("\n".join(str(issue) for issue in loaded.issues))
+    return loaded.data
+
+
+def validate_against(schema_path: Path, data: Any, *, display: str) -> None:
+    if not schema_path.is_file():
+        raise SchemaRouterError(f"{schema_path}: missing schema for {display}")
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    errors = sorted(
+        jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path)
+    )
+    if errors:
+        raise SchemaRouterError(
+            "\n".join(
+                f"{display}: {'.'.join(str(p) for p in e.absolute_path) or '<root>'}: {e.message}"
+                for e in errors[:20]
+            )
+        )
+
+
+def _schema_for(settings: SurfaceSettings, project: ProjectPaths, name: str) -> Path:
+    if settings.schema_dir is not None and (settings.schema_dir / f"{name}.schema.json").is_file():
+        return settings.schema_dir / f"{name}.schema.json"
+    return project.schema_dir / f"{name}.schema.json"
+
+
+def _load_overlay(project: ProjectPaths, settings: SurfaceSettings, base: GeneratorInputs) -> GeneratorInputs:
+    """The experiment's inputs with the surface's intents, and its pools added to the experiment's."""
+    root = project.root
+    shown = _rel(root, settings.intents)
+    data = read_yaml_file(settings.intents, display=shown)
+    validate_against(_schema_for(settings, project, "intents"), data, display=shown)
+    try:
+        intents = tuple(IntentDef.model_validate(v) for v in data["intents"])
+    except ValueError as err:
+        raise SchemaRouterError(f"{shown}: {err}") from None
+    pools: dict[str, PoolDef] = dict(base.pools)
+    sha = {f"intents:{shown}": hashlib.sha256(settings.intents.read_bytes()).hexdigest()}
+    if settings.pools is not None:
+        shown_pools = _rel(root, settings.pools)
+        pdata = read_yaml_file(settings.pools, display=shown_pools)
+        validate_against(_schema_for(settings, project, "pools"), pdata, display=shown_pools)
+        for name, raw in pdata["pools"].items():
+            if name in pools:
+                raise SchemaRouterError(
+                    f"{shown_pools}: pools.{name}: the experiment's spec/pools.yaml already defines it; "
+                    "give the surface's pool another name"
+                )
+            try:
+                pools[name] = PoolDef.model_validate(raw)
+            except ValueError as err:
+                raise SchemaRouterError(f"{shown_pools}: pools.{name}: {err}") from None
+        sha[f"pools:{shown_pools}"] = hashlib.sha256(settings.pools.read_bytes()).hexdigest()
+    return dataclasses.replace(
+        base,
+        intents=intents,
+        pools=pools,
+        seeds={**base.seeds, **settings.seeds},
+        source_sha256=sha,
+    )
+
+
+def _committed_catalogs(
+    project: ProjectPaths, sizes: tuple[int, ...]
+) -> tuple[dict[int, Catalog], dict[str, str]]:
+    catalogs, digests = {}, {}
+    for size in sizes:
+        catalogs[size], digests[f"catalogs/catalog_{size}.json"] = load_catalog_with_digest(
+            project.catalogs_dir, size
+        )
+    return catalogs, digests
+
+
+def _committed_provenance(project: ProjectPaths) -> dict[str, Provenance]:
+    path = project.catalogs_dir / "provenance.json"
+    if not path.is_file():
+        raise SchemaRouterError(f"{_rel(project.root, path)}: missing; run `sr generate` first")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    fields = {f.name for f in dataclasses.fields(Provenance)}
+    return {
+        route_id: Provenance(
+            route_id=route_id, **{k: v for k, v in row.items() if k in fields and k != "route_id"}
+        )
+        for route_id, row in data["routes"].items()
+    }
+
+
+def _require_in_smallest(resolved: list[Any], smallest: Catalog, shown: str) -> None:
+    routes = set(smallest.by_route())
+    for ri in resolved:
+        for step in ri.plan:
+            if step.route_id not in routes:
+                raise SchemaRouterError(
+                    f"{shown}: intent {ri.intent.id}: route {step.route_id} is not in "
+                    f"catalog_{smallest.size}; a surface may only use routes of the smallest catalog"
+                )
+
+
+def _retag(task: Task, tag: str) -> Task:
+    code, lang, number = task.task_id.split("-")
+    return task.model_copy(update={"task_id": f"{code}-{lang}-{tag}-{number}"})
+
+
+def generate_surface(project: ProjectPaths, settings: SurfaceSettings) -> GeneratedSurface:
+    """The surface of ``settings`` against the committed catalogs of ``project``'s experiment."""
+    base = load_inputs(project.spec_dir)
+    inputs = _load_overlay(project, settings, base)
+    catalogs, digests = _committed_catalogs(project, inputs.catalog_sizes)
+    provenance = _committed_provenance(project)
+    full = catalogs[max(catalogs)]
+    smallest = catalogs[min(catalogs)]
+    endpoints = list(full.endpoints)
+    core = {r for r, p in provenance.items() if p.role == "core" and r in full.by_route()}
+    _, resolved = resolve_intents(inputs, endpoints, core)
+    _require_in_smallest(resolved, smallest, _rel(project.root, settings.intents))
+    drafts = sample_drafts(inputs, resolved)
+    tasks = sorted(
+        (_retag(assemble_task(inputs, d, full, smallest, provenance), settings.tag) for d in drafts),
+        key=lambda t: t.task_id,
+    )
+    _check_queries(tasks, endpoints)
+    files = {SURFACE_FILE: dump_surface(tasks)}
+    files[MANIFEST_FILE] = _manifest(project, settings, inputs, digests, files)
+    return GeneratedSurface(experiment=project.experiment, tasks=tasks, files=files)
+
+
+def _manifest(
+    project: ProjectPaths,
+    settings: SurfaceSettings,
+    inputs: GeneratorInputs,
+    catalog_digests: Mapping[str, str],
+    files: Mapping[str, str],
+) -> str:
+    data = {
+        "note": "Generated by `sr surface generate`; do not edit. `--check` verifies these bytes.",
+        "surface": settings.name,
+        "experiment": project.experiment,
+        "surface_generator_version": SURFACE_GENERATOR_VERSION,
+        "seeds": {k: inputs.seeds[k] for k in ("surface", "world")},
+        "task_tag": settings.tag,
+        "sources": {k: {"sha256": v} for k, v in sorted(inputs.source_sha256.items())},
+        "catalogs": {k: {"sha256": v} for k, v in sorted(catalog_digests.items())},
+        "tasks": len(json.loads("[" + ",".join(files[SURFACE_FILE].splitlines()) + "]")),
+        "files": {
+            name: {"sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+            for name, text in sorted(files.items())
+        },
+    }
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+
+
+def write_surface(out_dir: Path, generated: GeneratedSurface) -> list[str]:
+    """Write the files whose bytes changed; returns their names."""
+    written = []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, text in sorted(generated.files.items()):
+        path = out_dir / name
+        data = text.encode("utf-8")
+        if path.exists() and path.read_bytes() == data:
+            continue
+        path.write_bytes(data)
+        written.append(name)
+    return written
+
+
+def surface_differences(out_dir: Path, generated: GeneratedSurface) -> list[str]:
+    return [
+        name
+        for name, text in sorted(generated.files.items())
+        if not (out_dir / name).is_file() or (out_dir / name).read_bytes() != text.encode("utf-8")
+    ]
+
+
+# ---- the named development surface --------------------------------------------------------------
+
+
+def named_surface_spec_dir(root: Path, name: str) -> Path:
+    return root / "spec" / SURFACES_DIR / name
+
+
+def named_surface_out_dir(root: Path, name: str, experiment: str | None) -> Path:
+    if experiment is None:
+        # In the flat layout catalogs/ is the experiment's own (frozen) directory.
+        raise SchemaRouterError(
+            f"surface {name!r}: named surfaces need the experiments layout (a schemarouter.yaml); "
+            "use `sr surface generate --intents FILE --seed N --out DIR`"
+        )
+    return root / "catalogs" / SURFACES_DIR / name / experiment
+
+
+def load_named_surface(root: Path, name: str = DEV_SURFACE) -> SurfaceSettings:
+    """The settings of ``spec/_surfaces/<name>/surface.yaml`` (schema-validated)."""
+    spec_dir = named_surface_spec_dir(root, name)
+    shown = f"spec/{SURFACES_DIR}/{name}/surface.yaml"
+    if not spec_dir.is_dir():
+        raise SchemaRouterError(f"{shown}: no surface named {name!r}")
+    data = read_yaml_file(spec_dir / "surface.yaml", display=shown)
+    validate_against(spec_dir / "schema" / "surface.schema.json", data, display=shown)
+    pools = spec_dir / "pools.yaml"
+    return SurfaceSettings(
+        name=data["name"],
+        intents=spec_dir / "intents.yaml",
+        pools=pools if pools.is_file() else None,
+        seeds={"surface": int(data["seeds"]["surface"]), "world": int(data["seeds"]["world"])},
+        tag=data["task_tag"],
+        schema_dir=spec_dir / "schema",
+    )
+
+
+def named_surfaces(root: Path) -> list[str]:
+    """The named surfaces of a project: the directories spec/_surfaces/<name>/ with a surface.yaml."""
+    base = root / "spec" / SURFACES_DIR
+    if not (root / PROJECT_FILE).is_file() or not base.is_dir():
+        return []
+    return sorted(p.name for p in base.iterdir() if p.is_dir() and (p / "surface.yaml").is_file())
+
+
+def committed_named_surfaces(project: ProjectPaths) -> list[str]:
+    """The named surfaces with a committed generation for ``project``'s experiment."""
+    return [
+        name
+        for name in named_surfaces(project.root)
+        if (named_surface_out_dir(project.root, name, project.experiment) / SURFACE_FILE).is_file()
+    ]
+
+
+def generate_named(project: ProjectPaths, name: str) -> tuple[GeneratedSurface, Path]:
+    """The named surface against ``project``'s catalogs, and the directory it belongs in."""
+    return (
+        generate_surface(project, load_named_surface(project.root, name)),
+        named_surface_out_dir(project.root, name, project.experiment),
+    )
