@@ -47,6 +47,7 @@ def test_rankings_are_identical_in_another_process() -> None:
     script = (
         "import json, sys\n"
         f"sys.path.insert(0, {str(here)!r})\n"
+        "import conftest  # noqa: F401  (installs the state contract)\n"
         "from retrieval_support import toy_index\n"
         "from test_retrieval_determinism import _rankings\n"
         "print(json.dumps(_rankings(toy_index())))\n"

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from schemarouter.runtime.state.guard import CONDITION_CODES, forbidden_item_in, normalise
+from schemarouter.runtime.state import ContractViolation, ObservableState
+from schemarouter.runtime.state.guard import (
+    GuardVocabulary,
+    active_guard,
+    forbidden_item_in,
+    install_guard,
+    normalise,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -87,6 +94,38 @@ def test_normalise_splits_camel_case_and_digits() -> None:
     assert normalise("Gold-Next.Route") == "gold_next_route"
 
 
-def test_condition_codes_match_the_spec() -> None:
+def test_the_guard_vocabulary_is_the_compiled_experiments() -> None:
     conditions = yaml.safe_load((REPO / "spec" / "0.14" / "conditions.yaml").read_text(encoding="utf-8"))
-    assert tuple(c["code"] for c in conditions["conditions"]) == CONDITION_CODES
+    vocabulary = active_guard().vocabulary
+    assert vocabulary.condition_codes == tuple(c["code"] for c in conditions["conditions"])
+    assert vocabulary.condition_names == tuple(
+        c["id"] for c in conditions["conditions"] if c["retrieval_query"] != "none"
+    )
+    assert vocabulary.condition_parts == ("PROGRESSIVE-STATIC", "STATE-AWARE")
+    contract = yaml.safe_load((REPO / "spec" / "0.14" / "state_contract.yaml").read_text(encoding="utf-8"))
+    assert dict(vocabulary.forbidden) == {f["id"]: tuple(f["aliases"]) for f in contract["forbidden"]}
+
+
+def test_a_successors_vocabulary_is_enforced_and_no_guard_means_no_state() -> None:
+    from schemarouter.runtime.state import guard
+
+    before = active_guard().vocabulary
+    renamed = GuardVocabulary(
+        forbidden=(*before.forbidden, ("secret_plan", ("masterplan",))),
+        condition_names=("XR-9-TYPED-STATE",),
+        condition_codes=("K1",),
+    )
+    try:
+        install_guard(renamed)
+        assert forbidden_item_in("masterPlan") == "secret_plan"
+        assert forbidden_item_in("typed-state") == "condition_name"
+        assert forbidden_item_in("K1") == "condition_name"
+        assert forbidden_item_in("C3") is None  # not a condition of this experiment
+        saved, guard._active = guard._active, None
+        try:
+            with pytest.raises(ContractViolation, match="no state contract is installed"):
+                ObservableState.initial()
+        finally:
+            guard._active = saved
+    finally:
+        install_guard(before)

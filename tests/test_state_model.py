@@ -54,21 +54,15 @@ def test_contract_file_and_pinned_constants_agree() -> None:
     assert tuple(ObservableState.model_fields) == STATE_FIELDS
 
 
-def test_condition_names_match_the_conditions_spec() -> None:
-    from schemarouter.runtime.state.contract import conditions_drift
-
-    conditions = yaml.safe_load((SPEC.parent / "conditions.yaml").read_text(encoding="utf-8"))
-    assert conditions_drift(conditions) == []
-    conditions["conditions"][0]["id"] = "SR-5-RENAMED"
-    assert conditions_drift(conditions)
-
-
 def test_drift_is_reported() -> None:
     raw = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
     raw["allowed"].append({"name": "observed_messages"})
-    raw["forbidden"][0]["aliases"].remove("plan")
     drift = contract_drift(raw)
-    assert any("allowed" in d for d in drift) and any("forbidden" in d for d in drift)
+    assert any("allowed" in d for d in drift)
+    # The forbidden items are not pinned: the guard reads them from the compiled contract itself.
+    raw = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+    raw["forbidden"][0]["aliases"].remove("plan")
+    assert contract_drift(raw) == []
 
 
 def test_exactly_nine_fields_and_no_more() -> None:

@@ -22,6 +22,7 @@ from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.engine.metrics import episode_metrics
 from schemarouter.runtime.run.engine_port import WALL_LATENCY_METRIC
 from schemarouter.runtime.run.store import EpisodeOutcome
+from schemarouter.runtime.state.guard import install_from_compiled
 from schemarouter.runtime.surface import load_surface, load_surface_file
 from schemarouter.runtime.surface.model import Task
 
@@ -48,6 +49,7 @@ class MetricsAudit:
         catalog_sizes: Iterable[int],
         surface_file: Path | None = None,
     ) -> MetricsAudit:
+        install_from_compiled(compiled)  # the audit rebuilds states under this experiment's contract
         tasks = load_surface(catalogs_dir) if surface_file is None else load_surface_file(surface_file)
         return cls(
             tasks={t.task_id: t for t in tasks},

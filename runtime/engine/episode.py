@@ -33,6 +33,7 @@ from schemarouter.runtime.prompt import HistoryEntry, build_prompt
 from schemarouter.runtime.simulator.calls import ExecutedCall
 from schemarouter.runtime.simulator.result import ToolResult
 from schemarouter.runtime.state import ObservableState
+from schemarouter.runtime.state.guard import active_guard
 from schemarouter.runtime.surface.check import check_task, milestones_reached
 from schemarouter.runtime.surface.model import Task
 from schemarouter.runtime.surface.plan import required_routes
@@ -116,7 +117,16 @@ def summarize_model_calls(turns: list[TurnRecord]) -> dict[str, int] | None:
     }
 
 
-_INITIAL_STATE = ObservableState.initial()
+_INITIAL_STATES: dict[int, ObservableState] = {}
+
+
+def _initial_state() -> ObservableState:
+    """The initial state, built once per installed contract (states are immutable)."""
+    key = id(active_guard())
+    state = _INITIAL_STATES.get(key)
+    if state is None:
+        state = _INITIAL_STATES[key] = ObservableState.initial()
+    return state
 
 
 class _Episode:
@@ -137,7 +147,7 @@ class _Episode:
         self.agent = agent
         self.world = task.hidden.world
         self.query = task.visible().query
-        self.state = _INITIAL_STATE  # immutable; task_incomplete is True in the initial state
+        self.state = _initial_state()  # immutable; task_incomplete is True in the initial state
         self.milestones = 0  # milestones reached by the executed calls so far
         self.executed: list[ExecutedCall] = []
         self.executed_turns: list[tuple[int, ExecutedCall]] = []  # (turn, call), for the metrics

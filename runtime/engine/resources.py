@@ -22,6 +22,7 @@ from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
 from schemarouter.runtime.prompt import ExposedTools, ToolSchemas
 from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec, StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.spec_model import CompiledSpec
+from schemarouter.runtime.state.guard import install_from_compiled
 from schemarouter.runtime.surface.io import load_surface, load_surface_file
 from schemarouter.runtime.surface.model import Task
 from schemarouter.runtime.tokens import TokenCounter, load_tokenizer
@@ -120,6 +121,7 @@ class EngineResources:
         surface_file: Path | None = None,
     ) -> EngineResources:
         """``surface_file``: a pilot surface instead of the experiment's evaluation surface."""
+        install_from_compiled(compiled)  # the state boundary enforces this experiment's contract
         retriever_spec = RetrieverSpec.from_compiled(compiled)
         catalogs: dict[int, CatalogResources] = {}
         for size in catalog_sizes:

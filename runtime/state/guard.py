@@ -1,6 +1,7 @@
 """Finds forbidden contract items anywhere in data offered to the state boundary.
 
-A forbidden item is recognised by its ID or any of its aliases (spec/state_contract.yaml). Text is
+A forbidden item is recognised by its ID or any of its aliases, as the compiled experiment's state
+contract states them (``GuardVocabulary.from_compiled``; nothing of any experiment is pinned here). Text is
 folded before it is compared, so spelling does not hide a term:
 
 - Unicode compatibility forms and case: NFKC, then casefold (``ＧＯＬＤ`` reads as ``gold``), and the
@@ -31,16 +32,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from schemarouter.runtime.state.contract import CONDITION_NAMES, FORBIDDEN
 from schemarouter.runtime.state.errors import ContractViolation
 
-# The condition codes of spec/conditions.yaml (C1 ... C5); a test compares them with the spec.
-CONDITION_CODES: tuple[str, ...] = ("C1", "C2", "C3", "C4", "C5")
-# Parts of the research condition IDs that name a condition on their own.
-CONDITION_PARTS: tuple[str, ...] = ("STATE-AWARE", "PROGRESSIVE-STATIC")
 # Words that may join a single-word alias to the value it smuggles: ``answer_is_74``.
 _FILLER = frozenset({"is", "eq", "equals", "was", "of", "at", "value", "val", "top", "no", "num", "nr"})
 
@@ -75,50 +72,131 @@ def _squash(norm: str) -> str:
     return norm.replace("_", "")
 
 
-_WHOLE: dict[str, str] = {}
-_INSIDE: dict[str, str] = {}
-_SINGLE: dict[str, str] = {}
-for _item, _aliases in FORBIDDEN.items():
-    for _term in (_item, *_aliases):
-        _norm = normalise(_term)
-        _WHOLE[_norm] = _WHOLE[_squash(_norm)] = _item
-        if "_" in _norm:
-            _INSIDE[_norm] = _item
-        else:
-            _SINGLE[_norm] = _item
-for _name in (*CONDITION_NAMES, *CONDITION_PARTS):
-    _norm = normalise(_name)
-    _WHOLE[_norm] = _WHOLE[_squash(_norm)] = _INSIDE[_norm] = "condition_name"
-for _code in CONDITION_CODES:
-    _WHOLE[normalise(_code)] = "condition_name"
-# One pass over the padded value finds any multi-word term bounded by separators; a second over the
-# squashed value finds the same terms written without separators.
-_inside_re = re.compile("_(" + "|".join(sorted(map(re.escape, _INSIDE), key=len, reverse=True)) + ")_")
-_SQUASHED = {_squash(term): item for term, item in _INSIDE.items()}
-_squashed_re = re.compile("|".join(sorted(map(re.escape, _SQUASHED), key=len, reverse=True)))
+@dataclass(frozen=True)
+class GuardVocabulary:
+    """What the guard refuses, read from the compiled experiment (never pinned in code).
+
+    ``forbidden``: each forbidden item's id and aliases (state_contract.yaml). ``condition_names``: the
+    research conditions, those that retrieve (conditions.yaml ``retrieval_query`` other than ``none``);
+    FULL and ORACLE are ordinary words, caught only as keys. ``condition_parts``: the distinctive
+    multi-word remainder of each research id once its family prefix is dropped (leading tokens that
+    are numbers or at most two characters: ``SR-5-``), so ``STATE-AWARE`` and ``PROGRESSIVE-STATIC``;
+    a one-word remainder such as ``STATIC`` is an ordinary word. ``condition_codes``: every
+    condition's code (``C3``), refused as a whole value.
+    """
+
+    forbidden: tuple[tuple[str, tuple[str, ...]], ...]
+    condition_names: tuple[str, ...]
+    condition_codes: tuple[str, ...]
+
+    @property
+    def condition_parts(self) -> tuple[str, ...]:
+        parts = []
+        for name in self.condition_names:
+            words = name.split("-")
+            while words and (len(words[0]) <= 2 or words[0].isdigit()):
+                words = words[1:]
+            if len(words) >= 2:
+                parts.append("-".join(words))
+        return tuple(parts)
+
+    @classmethod
+    def from_compiled(cls, compiled: Any) -> GuardVocabulary:
+        """From a CompiledSpec: its state contract's forbidden items and its conditions."""
+        return cls(
+            forbidden=tuple((f.id, tuple(f.aliases)) for f in compiled.state_contract.forbidden),
+            condition_names=tuple(c.id for c in compiled.conditions if c.retrieval_query != "none"),
+            condition_codes=tuple(c.code for c in compiled.conditions),
+        )
 
 
-@lru_cache(maxsize=65536)
+class StateGuard:
+    """Finds the vocabulary's forbidden items in text (see the module docs for how)."""
+
+    def __init__(self, vocabulary: GuardVocabulary) -> None:
+        self.vocabulary = vocabulary
+        whole: dict[str, str] = {}
+        inside: dict[str, str] = {}
+        single: dict[str, str] = {}
+        for item, aliases in vocabulary.forbidden:
+            for term in (item, *aliases):
+                norm = normalise(term)
+                whole[norm] = whole[_squash(norm)] = item
+                if "_" in norm:
+                    inside[norm] = item
+                else:
+                    single[norm] = item
+        for name in (*vocabulary.condition_names, *vocabulary.condition_parts):
+            norm = normalise(name)
+            whole[norm] = whole[_squash(norm)] = inside[norm] = "condition_name"
+        for code in vocabulary.condition_codes:
+            whole[normalise(code)] = "condition_name"
+        self._whole, self._inside, self._single = whole, inside, single
+        # One pass over the padded value finds any multi-word term bounded by separators; a second over
+        # the squashed value finds the same terms written without separators.
+        self._inside_re = _alternation(inside, "_(", ")_")
+        self._squashed = {_squash(term): item for term, item in inside.items()}
+        self._squashed_re = _alternation(self._squashed, "(", ")")
+        self.forbidden_item_in = lru_cache(maxsize=65536)(self._forbidden_item_in)
+
+    def _forbidden_item_in(self, text: str) -> str | None:
+        """The forbidden contract item ``text`` names or carries, if any."""
+        norm = normalise(text)
+        if norm in self._whole:
+            return self._whole[norm]
+        squashed = _squash(norm)
+        if squashed in self._whole:
+            return self._whole[squashed]
+        match = self._inside_re.search(f"_{norm}_") if self._inside_re else None
+        if match:
+            return self._inside[match.group(1)]
+        found = self._squashed_re.search(squashed) if self._squashed_re else None
+        if found:
+            return self._squashed[found.group(0)]
+        words = norm.split("_")
+        if words[0] in self._single and len(words) > 1:
+            rest = words[1:]
+            if all(w.isdigit() or w in _FILLER for w in rest) and any(w.isdigit() for w in rest):
+                return self._single[words[0]]
+        return None
+
+
+def _alternation(terms: Mapping[str, str], head: str, tail: str) -> re.Pattern[str] | None:
+    if not terms:
+        return None
+    return re.compile(head + "|".join(sorted(map(re.escape, terms), key=len, reverse=True)) + tail)
+
+
+_GUARDS: dict[GuardVocabulary, StateGuard] = {}
+_active: StateGuard | None = None
+
+
+def install_guard(vocabulary: GuardVocabulary) -> StateGuard:
+    """Make ``vocabulary`` the one the state boundary enforces in this process (the engine, and every
+    command that reads a state, install the compiled experiment's before building any state)."""
+    global _active
+    guard = _GUARDS.get(vocabulary)
+    if guard is None:
+        guard = _GUARDS[vocabulary] = StateGuard(vocabulary)
+    _active = guard
+    return guard
+
+
+def install_from_compiled(compiled: Any) -> StateGuard:
+    return install_guard(GuardVocabulary.from_compiled(compiled))
+
+
+def active_guard() -> StateGuard:
+    if _active is None:
+        raise ContractViolation(
+            "no state contract is installed: state is built only under a compiled experiment's contract"
+        )
+    return _active
+
+
 def forbidden_item_in(text: str) -> str | None:
-    """The forbidden contract item ``text`` names or carries, if any."""
-    norm = normalise(text)
-    if norm in _WHOLE:
-        return _WHOLE[norm]
-    squashed = _squash(norm)
-    if squashed in _WHOLE:
-        return _WHOLE[squashed]
-    match = _inside_re.search(f"_{norm}_")
-    if match:
-        return _INSIDE[match.group(1)]
-    found = _squashed_re.search(squashed)
-    if found:
-        return _SQUASHED[found.group(0)]
-    words = norm.split("_")
-    if words[0] in _SINGLE and len(words) > 1:
-        rest = words[1:]
-        if all(w.isdigit() or w in _FILLER for w in rest) and any(w.isdigit() for w in rest):
-            return _SINGLE[words[0]]
-    return None
+    """The forbidden contract item ``text`` names or carries, under the installed contract."""
+    return active_guard().forbidden_item_in(text)
 
 
 def reject_forbidden(value: Any, path: str = "") -> None:

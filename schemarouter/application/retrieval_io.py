@@ -28,8 +28,11 @@ from schemarouter.runtime.state.model import ObservableState
 def compiled_experiment(paths: ProjectPaths) -> CompiledSpec:
     """The experiment's compiled bundle (validated, and verified when it has a lock)."""
     from schemarouter.compiler import compile_project
+    from schemarouter.runtime.state.guard import install_from_compiled
 
-    return compile_project(paths, write_manifest=False)
+    compiled = compile_project(paths, write_manifest=False)
+    install_from_compiled(compiled)  # any state built from here on is held to this experiment's contract
+    return compiled
 
 
 def project_retriever_spec(paths: ProjectPaths, override: Path | None = None) -> RetrieverSpec:

@@ -15,6 +15,7 @@ from rich.table import Table
 from schemarouter.application.retrieval_io import (
     bench_queries,
     catalog_seed,
+    compiled_experiment,
     project_catalog,
     project_retriever_spec,
     recall_tasks,
@@ -53,6 +54,8 @@ def retrieve(
 ) -> RetrievalCall:
     """Rank one query (with a state file: the state-aware composition) over one catalog."""
     catalog = project_catalog(project, catalog_size)
+    if state_file is not None:
+        compiled_experiment(project)  # installs the experiment's state contract for the guard
     # A state file is input: its names must be the catalog's registered ones (runtime/state/state_file.py).
     state = None if state_file is None else read_state_file(state_file, vocabulary=Vocabulary.of(catalog))
     index = RetrievalIndex.build(catalog, project_retriever_spec(project, spec))
