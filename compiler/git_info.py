@@ -8,7 +8,8 @@ from pathlib import Path
 from schemarouter.runtime.spec_model import GitState
 
 
-def _git(root: Path, *args: str) -> str | None:
+def run_git(root: Path, *args: str) -> str | None:
+    """git's stdout for ``args`` in ``root``, or None when git is missing, fails or times out."""
     try:
         done = subprocess.run(
             ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30, check=False
@@ -24,11 +25,11 @@ def git_state(root: Path) -> GitState:
     A project directory nested inside some other repository is not a git project: its commit would
     describe the other repository.
     """
-    top = _git(root, "rev-parse", "--show-toplevel")
+    top = run_git(root, "rev-parse", "--show-toplevel")
     if top is None or Path(top.strip()).resolve() != root.resolve():
         return GitState(commit=None, dirty=None)
-    head = _git(root, "rev-parse", "--verify", "HEAD")
-    status = _git(root, "status", "--porcelain")
+    head = run_git(root, "rev-parse", "--verify", "HEAD")
+    status = run_git(root, "status", "--porcelain")
     return GitState(
         commit=head.strip() if head else None,
         dirty=None if status is None else bool(status.strip()),
@@ -39,7 +40,7 @@ def uncommitted_paths(root: Path, *pathspecs: str) -> list[str]:
     """Paths under ``pathspecs`` that differ from HEAD or are untracked (empty without git)."""
     if git_state(root).commit is None:
         return []
-    status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", *pathspecs)
+    status = run_git(root, "status", "--porcelain", "--untracked-files=all", "--", *pathspecs)
     if not status:
         return []
     paths = []

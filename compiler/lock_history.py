@@ -20,32 +20,22 @@ id from that commit's ``spec/experiment.yaml``) to ``spec/<id>/freeze.lock``.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
+from schemarouter.compiler.git_info import run_git
 from schemarouter.compiler.yaml_loader import load_yaml_text
 from schemarouter.project import LOCK_NAME, PROJECT_FILE, ProjectPaths
 from schemarouter.runtime.spec_model import FreezeLock
 
 
-def _git(root: Path, *args: str) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=60, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
 def _git_top(root: Path) -> Path | None:
-    top = _git(root, "rev-parse", "--show-toplevel")
+    top = run_git(root, "rev-parse", "--show-toplevel")
     return Path(top.strip()).resolve() if top else None
 
 
 def _show_json(root: Path, commit: str, path: str) -> dict[str, Any] | None:
-    text = _git(root, "show", f"{commit}:{path}")
+    text = run_git(root, "show", f"{commit}:{path}")
     if text is None:
         return None
     try:
@@ -117,7 +107,7 @@ def head_lock_problems(paths: ProjectPaths, lock: FreezeLock) -> list[str]:
 
 def _experiment_locks(root: Path, commit: str) -> dict[str, str]:
     """Experiment id -> lock path at ``commit``."""
-    listing = _git(root, "ls-tree", "-r", "--name-only", commit, "--", "spec") or ""
+    listing = run_git(root, "ls-tree", "-r", "--name-only", commit, "--", "spec") or ""
     found: dict[str, str] = {}
     for path in listing.splitlines():
         parts = path.split("/")
@@ -132,7 +122,7 @@ def _flat_experiment_id(root: Path, commit: str) -> str:
     data = _show_json(root, commit, f"spec/{LOCK_NAME}") or {}
     if isinstance(data.get("experiment_id"), str):
         return str(data["experiment_id"])
-    text = _git(root, "show", f"{commit}:spec/experiment.yaml")
+    text = run_git(root, "show", f"{commit}:spec/experiment.yaml")
     loaded = load_yaml_text(text, file="spec/experiment.yaml") if text is not None else None
     if loaded is not None and isinstance(loaded.data, dict) and loaded.data.get("id") is not None:
         return str(loaded.data["id"])
@@ -141,7 +131,7 @@ def _flat_experiment_id(root: Path, commit: str) -> str:
 
 def history_problems(root: Path) -> tuple[int, list[str]]:
     """(commits read, problems) for every first-parent commit of HEAD that touched the locks."""
-    log = _git(root, "log", "--first-parent", "--reverse", "--format=%H", "--", "spec", PROJECT_FILE)
+    log = run_git(root, "log", "--first-parent", "--reverse", "--format=%H", "--", "spec", PROJECT_FILE)
     if log is None:
         return 0, ["not a git repository with commits: nothing to walk"]
     commits = log.split()
