@@ -239,6 +239,13 @@ class LoadedDocument:
         return SpecIssue(self.file, self.position(path, at_key=at_key), path, message)
 
 
+def _marked_issue(file: str, err: yaml.MarkedYAMLError) -> SpecIssue:
+    mark = err.problem_mark or err.context_mark
+    where = _position(mark) if mark is not None else Position(1, 1)
+    problem = " ".join(p for p in (err.context, err.problem) if p)
+    return SpecIssue(file, where, (), f"not valid YAML: {problem}")
+
+
 def _position(mark: Any) -> Position:
     return Position(mark.line + 1, mark.column + 1)
 
@@ -264,10 +271,7 @@ def load_yaml_text(text: str, *, file: str, yaml11_booleans: bool = False) -> Lo
         scanner = _EventLoader(text)
         scan_issues, composable = _scan_events(scanner, file, events)
     except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = _position(mark) if mark is not None else Position(1, 1)
-        problem = " ".join(p for p in (err.context, err.problem) if p)
-        loaded.issues.append(SpecIssue(file, where, (), f"not valid YAML: {problem}"))
+        loaded.issues.append(_marked_issue(file, err))
         return loaded
     except yaml.reader.ReaderError as err:
         line, col = line_col(text, err.position)
@@ -291,10 +295,7 @@ def load_yaml_text(text: str, *, file: str, yaml11_booleans: bool = False) -> Lo
     try:
         node = composer.get_single_node()
     except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        where = _position(mark) if mark is not None else Position(1, 1)
-        problem = " ".join(p for p in (err.context, err.problem) if p)
-        loaded.issues.append(SpecIssue(file, where, (), f"not valid YAML: {problem}"))
+        loaded.issues.append(_marked_issue(file, err))
         return loaded
     if node is not None:
         loaded.data = _Walker(loaded, yaml11_booleans=yaml11_booleans).value(node, ())

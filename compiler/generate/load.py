@@ -63,7 +63,12 @@ def _read_yaml(path: Path, *, yaml11_booleans: bool = False) -> tuple[Any, str]:
     if not path.exists():
         raise SchemaRouterError(f"{path}: missing; `sr generate` needs it")
     raw = path.read_bytes()
-    display = f"spec/{path.name}"
+    data = parse_yaml_bytes(raw, display=f"spec/{path.name}", yaml11_booleans=yaml11_booleans)
+    return data, hashlib.sha256(raw).hexdigest()
+
+
+def parse_yaml_bytes(raw: bytes, *, display: str, yaml11_booleans: bool = False) -> Any:
+    """YAML bytes through the strict loader; every problem at once, as one error."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -71,7 +76,7 @@ def _read_yaml(path: Path, *, yaml11_booleans: bool = False) -> tuple[Any, str]:
     loaded = load_yaml_text(text, file=display, yaml11_booleans=yaml11_booleans)
     if loaded.issues:
         raise SchemaRouterError("\n".join(str(issue) for issue in loaded.issues))
-    return loaded.data, hashlib.sha256(raw).hexdigest()
+    return loaded.data
 
 
 SCALAR_READING_LEGACY = "yaml-1.1-booleans"
@@ -85,20 +90,25 @@ def legacy_booleans(spec_dir: Path) -> bool:
     return not (isinstance(data, dict) and data.get("scalar_reading") == SCALAR_READING_CORE)
 
 
-def _validate(spec_dir: Path, name: str, data: Any) -> None:
-    schema_path = spec_dir / "schema" / f"{name}.schema.json"
-    if not schema_path.exists():
-        raise SchemaRouterError(f"{schema_path}: missing schema for spec/{name}.yaml")
+def validate_against(schema_path: Path, data: Any, *, display: str) -> None:
+    """Check ``data`` against the JSON Schema at ``schema_path``; the first 20 errors, one line each."""
+    if not schema_path.is_file():
+        raise SchemaRouterError(f"{schema_path}: missing schema for {display}")
     schema = json.loads(schema_path.read_text(encoding="utf-8"))
     errors = sorted(
         jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path)
     )
     if errors:
-        lines = [
-            f"spec/{name}.yaml: {'.'.join(str(p) for p in e.absolute_path) or '<root>'}: {e.message}"
-            for e in errors[:20]
-        ]
-        raise SchemaRouterError("\n".join(lines))
+        raise SchemaRouterError(
+            "\n".join(
+                f"{display}: {'.'.join(str(p) for p in e.absolute_path) or '<root>'}: {e.message}"
+                for e in errors[:20]
+            )
+        )
+
+
+def _validate(spec_dir: Path, name: str, data: Any) -> None:
+    validate_against(spec_dir / "schema" / f"{name}.schema.json", data, display=f"spec/{name}.yaml")
 
 
 def load_inputs(spec_dir: Path) -> GeneratorInputs:

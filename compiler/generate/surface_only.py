@@ -24,16 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from schemarouter.compiler.generate.endpoints import Provenance
 from schemarouter.compiler.generate.intents import resolve_intents
-from schemarouter.compiler.generate.load import GeneratorInputs, load_inputs
+from schemarouter.compiler.generate.load import (
+    GeneratorInputs,
+    load_inputs,
+    parse_yaml_bytes,
+    validate_against,
+)
 from schemarouter.compiler.generate.pipeline import _check_queries
 from schemarouter.compiler.generate.sampling import sample_drafts
 from schemarouter.compiler.generate.spec_model import IntentDef, PoolDef
 from schemarouter.compiler.generate.tasks import assemble_task
-from schemarouter.compiler.yaml_loader import load_yaml_text
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import PROJECT_FILE, ProjectPaths
 from schemarouter.runtime.catalog.io import load_catalog_with_digest
@@ -77,30 +79,7 @@ def read_yaml_file(path: Path, *, display: str) -> Any:
     """A YAML file through the strict loader (YAML 1.2 core); every problem at once."""
     if not path.is_file():
         raise SchemaRouterError(f"{display}: missing")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise SchemaRouterError(f"{display}: not UTF-8 text: {err.reason}") from None
-    loaded = load_yaml_text(text, file=display)
-    if loaded.issues:
-        raise SchemaRouterError("\n".join(str(issue) for issue in loaded.issues))
-    return loaded.data
-
-
-def validate_against(schema_path: Path, data: Any, *, display: str) -> None:
-    if not schema_path.is_file():
-        raise SchemaRouterError(f"{schema_path}: missing schema for {display}")
-    schema = json.loads(schema_path.read_text(encoding="utf-8"))
-    errors = sorted(
-        jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path)
-    )
-    if errors:
-        raise SchemaRouterError(
-            "\n".join(
-                f"{display}: {'.'.join(str(p) for p in e.absolute_path) or '<root>'}: {e.message}"
-                for e in errors[:20]
-            )
-        )
+    return parse_yaml_bytes(path.read_bytes(), display=display)
 
 
 def _schema_for(settings: SurfaceSettings, project: ProjectPaths, name: str) -> Path:

@@ -109,6 +109,6 @@ def bench_queries(
     return queries
 
 
-def catalog_seed(paths: ProjectPaths) -> int:
+def catalog_seed(compiled: CompiledSpec) -> int:
     """experiment.yaml seeds.catalog (compiled): the named seed synthetic benchmark catalogs derive from."""
-    return int(compiled_experiment(paths).experiment.seeds["catalog"])
+    return int(compiled.experiment.seeds["catalog"])

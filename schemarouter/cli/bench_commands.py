@@ -95,7 +95,7 @@ def bench_scale(
         sizes=sizes,
         conditions=conditions,
         tasks=_tasks(resources, tasks),
-        seed=catalog_seed(project),
+        seed=catalog_seed(resources.compiled),
     ), condition_policies(resources)
 
 

@@ -31,6 +31,7 @@ from schemarouter.runtime.retrieval.call import RetrievalCall
 from schemarouter.runtime.retrieval.index import RetrievalIndex
 from schemarouter.runtime.retrieval.recall import RecallCell, TaskRecall, aggregate, task_recalls
 from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
+from schemarouter.runtime.retrieval.spec import RetrieverSpec
 from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
 from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
 
@@ -92,7 +93,8 @@ def bench_retrieval(
 ) -> list[CorpusBench]:
     """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones
     (``surface_file``: the queries of a pilot surface)."""
-    retriever_spec = project_retriever_spec(project)
+    compiled = compiled_experiment(project)  # compiled once: the retriever spec and the seed
+    retriever_spec = RetrieverSpec.from_compiled(compiled)
     largest = project_catalog(project, 500)
     queries = bench_queries(project, largest, surface_file)
     rows = []
@@ -103,7 +105,7 @@ def bench_retrieval(
                 str(size), endpoints, retriever_spec, queries, repeats=repeats, with_bm25s=with_bm25s
             )
         )
-    seed = catalog_seed(project)
+    seed = catalog_seed(compiled)
     for n in synthetic_sizes:
         synthetic = scaled_endpoints(largest.endpoints, n, seed=seed)
         label = f"{n // 1000}k synthetic" if n % 1000 == 0 else f"{n} synthetic"
