@@ -115,14 +115,16 @@ class StrategyCatalogs:
         return built
 
     def fresh(self, choice: StrategyChoice, size: int) -> RetrievalStrategy:
-        """A new instance with no memoized text (document vectors still come from the cache)."""
+        """A new instance with nothing memoized or cached: every text is encoded on first use."""
         from schemarouter.runtime.retrieval.strategies import _encoder
 
         _encoder.clear_text_memo()
         catalog, _ = self.catalogs[size]
-        return build_strategy(
-            choice.code, catalog, index=self.indexes[size], params=choice.params, cache_dir=self.cache_dir
+        built = build_strategy(
+            choice.code, catalog, index=self.indexes[size], params=choice.params, cache_dir=None
         )
+        _encoder.clear_text_memo()  # the document vectors stay in the instance, not the memo
+        return built
 
 
 def engine_for(

@@ -148,15 +148,16 @@ class Study:
     raw: dict[str, Timing]
     chosen: str
     command: str
+    sizes: tuple[int, ...] = SIZES
 
     def result(self, label: str) -> StrategyResult:
         return next(r for r in self.results if r.choice.label == label)
 
 
-def default_choices() -> list[StrategyChoice]:
-    """Every registered strategy with its parameters' defaults (text_concat first)."""
-    codes = sorted(strategy_codes(), key=lambda c: (c != "text_concat", c))
-    return [StrategyChoice(code, {}, code) for code in codes]
+def default_choices(codes: Sequence[str] | None = None) -> list[StrategyChoice]:
+    """Every registered strategy (or ``codes``) with its parameters' defaults (text_concat first)."""
+    chosen = sorted(codes or strategy_codes(), key=lambda c: (c != "text_concat", c))
+    return [StrategyChoice(code, {}, code) for code in chosen]
 
 
 def run_study(
@@ -167,7 +168,13 @@ def run_study(
     ablations: bool = True,
     command: str = "sr bench retrieval --surface dev",
     progress: Callable[[str], None] | None = None,
+    codes: Sequence[str] | None = None,
+    sizes: tuple[int, ...] = SIZES,
+    task_limit: int | None = None,
 ) -> Study:
+    """The study; ``codes``, ``sizes`` and ``task_limit`` narrow it (tests), the defaults are the study.
+
+    text_concat is always included: latencies are measured on its decision points' inputs."""
     if chosen.pilot is None or chosen.file is None:
         raise SchemaRouterError(
             "the strategy study runs on a pilot surface only (--surface dev): comparing strategies on the "
@@ -175,22 +182,24 @@ def run_study(
         )
     say = progress or (lambda _m: None)
     compiled = compiled_experiment(paths)
-    tasks = chosen.tasks(paths)
+    tasks = sorted(chosen.tasks(paths), key=lambda t: t.task_id)[:task_limit]
     spec = RetrieverSpec.from_compiled(compiled)
-    catalogs = StrategyCatalogs(paths, spec, SIZES)
+    catalogs = StrategyCatalogs(paths, spec, sizes)
     results = []
-    for choice in default_choices():
+    for choice in default_choices(sorted({"text_concat", *codes}) if codes else None):
         say(f"strategy {choice.label}")
-        results.append(_evaluate(compiled, catalogs, choice, tasks))
+        results.append(_evaluate(compiled, catalogs, choice, tasks, sizes))
     abl = []
     if ablations:
         for label, params in ABLATIONS:
             say(f"typed_state: {label}")
-            abl.append(_evaluate(compiled, catalogs, StrategyChoice("typed_state", params, label), tasks))
+            abl.append(
+                _evaluate(compiled, catalogs, StrategyChoice("typed_state", params, label), tasks, sizes)
+            )
     say("timing")
-    raw = _time_all(compiled, catalogs, results, tasks, repeats)
+    raw = _time_all(compiled, catalogs, results, tasks, repeats, max(sizes))
     say("ceilings")
-    ceilings = _ceilings(catalogs, results)
+    ceilings = _ceilings(catalogs, results, sizes)
     return Study(
         experiment=str(paths.experiment),
         surface=chosen.pilot.name,
@@ -202,15 +211,20 @@ def run_study(
         raw=raw,
         chosen=choose(results),
         command=command,
+        sizes=sizes,
     )
 
 
 def _evaluate(
-    compiled: Any, catalogs: StrategyCatalogs, choice: StrategyChoice, tasks: Sequence[Any]
+    compiled: Any,
+    catalogs: StrategyCatalogs,
+    choice: StrategyChoice,
+    tasks: Sequence[Any],
+    sizes: tuple[int, ...],
 ) -> StrategyResult:
     get_strategy(choice.code)
     static: dict[int, tuple[Ratio, Ratio]] = {}
-    for size in SIZES:
+    for size in sizes:
         strategy = catalogs.strategy(choice, size)
         found = needed = covered = 0
         for task in tasks:
@@ -221,7 +235,7 @@ def _evaluate(
             covered += required <= top
         static[size] = (Ratio(found, needed), Ratio(covered, len(tasks)))
     resources = engine_for(compiled, catalogs, choice, tasks)
-    run = run_pilot(resources, choice, tasks, conditions=(RESEARCH, WIDENING), sizes=SIZES)
+    run = run_pilot(resources, choice, tasks, conditions=(RESEARCH, WIDENING), sizes=sizes)
     return StrategyResult(choice=choice, static_recall=static, run=run)
 
 
@@ -259,9 +273,9 @@ def _time_all(
     results: list[StrategyResult],
     tasks: Sequence[Any],
     repeats: int,
+    size: int,
 ) -> dict[str, Timing]:
-    """Per strategy: p50 of the same calls at catalog 500; raw Tantivy on the same texts."""
-    size = 500
+    """Per strategy: p50 of the same calls at catalog ``size``; raw Tantivy on the same texts."""
     base = next(r for r in results if r.choice.code == "text_concat")
     calls = [(p.query, ObservableState.from_json(p.state_text)) for p in base.points(size)]
     queries = [t.visible().query for t in tasks]
@@ -302,9 +316,9 @@ def _time_strategy(
     }
 
 
-def _ceilings(catalogs: StrategyCatalogs, results: list[StrategyResult]) -> Ceilings:
+def _ceilings(catalogs: StrategyCatalogs, results: list[StrategyResult], sizes: tuple[int, ...]) -> Ceilings:
     information: dict[int, Ratio] = {}
-    for size in SIZES:
+    for size in sizes:
         groups: dict[tuple[str, str], Counter[str]] = {}
         for r in results:
             for p in r.points(size):
