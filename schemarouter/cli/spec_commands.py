@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from schemarouter.cli.app import ExperimentOpt, app, fail, paths
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
 
@@ -20,20 +19,28 @@ def require_project(ctx: typer.Context, experiment: str | None = None) -> Projec
 
 
 @app.command()
-def validate(ctx: typer.Context, experiment: ExperimentOpt = None) -> None:
+def validate(
+    ctx: typer.Context,
+    codes: Annotated[
+        bool, typer.Option("--codes", help="End each problem line with its stable code, e.g. [MG109].")
+    ] = False,
+    experiment: ExperimentOpt = None,
+) -> None:
     """Check every spec/<name>.yaml against spec/schema/<name>.schema.json, then against the seed.
 
     Reports every problem at once, one line each, sorted by position, as file:line:col: key.path: message.
     Problems: YAML that is not plain data, duplicate keys, schema errors, unknown keys.
     Seed rules: allowed/forbidden state items, the five conditions and their limits, 180 tasks, gates.
+    Each problem has a stable code (--codes shows it; tests/cases/validation/<code>.yaml has examples).
     Exits 1 if there is any problem.
     """
     from schemarouter.compiler import validate_project
+    from schemarouter.compiler.issues import SpecValidationError, with_codes
 
     try:
         validated = validate_project(paths(ctx, experiment))
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    except SpecValidationError as err:
+        raise fail(with_codes(err) if codes else str(err)) from None
     typer.echo(f"spec: {len(validated.names)} files valid ({', '.join(validated.names)})")
 
 
@@ -59,10 +66,7 @@ def freeze(
     from schemarouter.compiler import freeze_project
 
     project = require_project(ctx, experiment)
-    try:
-        result = freeze_project(project, reason=reason)
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    result = freeze_project(project, reason=reason)
     typer.echo(result.message())
 
 
@@ -118,10 +122,7 @@ def compile_command(
     from schemarouter.compiler import compile_project
 
     project = paths(ctx, experiment)
-    try:
-        spec = compile_project(project, require_frozen=require_frozen)
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    spec = compile_project(project, require_frozen=require_frozen)
     target = project.compiled_manifest.relative_to(project.root).as_posix()
     if spec.build.freeze is None:
         typer.echo(f"{target}: compiled a DRAFT (no {project.lock_display}); scoring will refuse it")
