@@ -13,7 +13,7 @@ from schemarouter.runtime.agents.registry import AgentCatalog, make_agent
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine import EngineResources, run_episode
 from schemarouter.runtime.prompt import ToolSchemas
-from schemarouter.workflow import load_engine
+from schemarouter.application.episode import load_engine
 
 ROOT = ProjectPaths.at(Path(__file__).resolve().parents[1])
 CONDITIONS = ("SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE", "FULL", "ORACLE")
