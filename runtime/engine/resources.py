@@ -20,7 +20,8 @@ from schemarouter.runtime.catalog.io import catalog_digest, load_catalog_with_di
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
 from schemarouter.runtime.prompt import ExposedTools, ToolSchemas
-from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec, StateAwareRetriever, StaticRetriever
+from schemarouter.runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
+from schemarouter.runtime.retrieval.strategy import build_from_spec
 from schemarouter.runtime.spec_model import CompiledSpec
 from schemarouter.runtime.state.guard import install_from_compiled
 from schemarouter.runtime.surface.io import load_surface, load_surface_file
@@ -59,13 +60,15 @@ class CatalogResources:
         state_contract: Any,
         *,
         digest: str | None = None,
+        cache_dir: Path | None = None,
     ) -> CatalogResources:
-        """Index ``catalog`` and build its retrievers (once per catalog and process)."""
-        index = RetrievalIndex.build(catalog, retriever_spec)
+        """Index ``catalog`` and build the spec's retrieval strategy and its two entry points (once per
+        catalog and process); ``cache_dir`` holds derived document data a strategy may cache."""
+        strategy = build_from_spec(retriever_spec, catalog, cache_dir=cache_dir)
         return cls(
             catalog=catalog,
-            static_retriever=StaticRetriever(index),
-            state_aware_retriever=StateAwareRetriever(index, state_contract),
+            static_retriever=StaticRetriever(strategy),
+            state_aware_retriever=StateAwareRetriever(strategy, state_contract),
             digest=digest,
         )
 
@@ -127,7 +130,11 @@ class EngineResources:
         for size in catalog_sizes:
             catalog, digest = load_catalog_with_digest(paths.catalogs_dir, size)
             catalogs[size] = CatalogResources.build(
-                catalog, retriever_spec, compiled.state_contract, digest=digest
+                catalog,
+                retriever_spec,
+                compiled.state_contract,
+                digest=digest,
+                cache_dir=paths.build_dir / "retrieval",
             )
         return cls(
             compiled=compiled,
