@@ -175,6 +175,7 @@ def _register_all() -> None:
         generate_commands,
         llm_commands,
         retrieval_commands,
+        retrieval_eval_commands,
         run_commands,
         spec_commands,
         surface_commands,

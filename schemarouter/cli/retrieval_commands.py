@@ -130,9 +130,36 @@ def retrieve_command(
     ] = None,
     k: Annotated[int, typer.Option("-k", "--k", min=0, help="How many routes to return.")] = 5,
     retriever_spec: SpecOption = None,
+    catalog_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--catalog-file", help="Any catalog file (e.g. from `sr catalog import`) instead of --catalog."
+        ),
+    ] = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy", help="With --catalog-file: a registered retrieval strategy (default: the spec's)."
+        ),
+    ] = None,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Show the ranking of a query (or of a query plus observable state), with scores."""
+    if catalog_file is not None:
+        from schemarouter.application.retrieval_eval import retrieve_in_file
+
+        _print_call(
+            retrieve_in_file(
+                project=paths(ctx, experiment),
+                catalog_file=catalog_file,
+                query=query,
+                state_file=state,
+                k=k,
+                spec=retriever_spec,
+                strategy=strategy,
+            )
+        )
+        return
     call = retrieve(
         project=paths(ctx, experiment),
         catalog_size=catalog,
@@ -141,6 +168,10 @@ def retrieve_command(
         k=k,
         spec=retriever_spec,
     )
+    _print_call(call)
+
+
+def _print_call(call: RetrievalCall) -> None:
     console = make_console()
     table = Table(title=f"catalog {call.catalog_size} · {call.query_kind} · {call.latency_us} µs")
     for column, justify in (("rank", "right"), ("route_id", "left"), ("score", "right")):
