@@ -20,7 +20,6 @@ from schemarouter.application.retrieval_strategies import all_strategies, one_st
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.catalog.io import load_catalog_file
 from schemarouter.runtime.retrieval.call import RetrievalCall
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
 from schemarouter.runtime.retrieval.evaluation import (
     METRICS,
     Estimate,
@@ -28,6 +27,7 @@ from schemarouter.runtime.retrieval.evaluation import (
     query_metrics,
     resample_matrix,
 )
+from schemarouter.runtime.retrieval.spec import RetrieverSpec
 from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
 
 SEED_NAME = "retrieval_eval.bootstrap"

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from schemarouter import safe_json
 from schemarouter.errors import SchemaRouterError
