@@ -172,6 +172,7 @@ def _register_all() -> None:
         catalog_commands,
         engine_commands,
         experiment_commands,
+        export_commands,
         generate_commands,
         llm_commands,
         retrieval_commands,
