@@ -81,7 +81,8 @@ def export_run(
     unknown = [f for f in formats if f not in EXPORT_FORMATS]
     if unknown or not formats:
         raise SchemaRouterError(
-            f"--format {','.join(formats) or '(none)'}: expected one or more of {', '.join(sorted(EXPORT_FORMATS))}"
+            f"--format {','.join(formats) or '(none)'}: expected one or more of "
+            f"{', '.join(sorted(EXPORT_FORMATS))}"
         )
     if not (run_dir / "manifest.json").is_file():
         raise SchemaRouterError(f"{run_dir}: not a run directory (no manifest.json)")

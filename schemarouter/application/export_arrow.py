@@ -19,7 +19,8 @@ def _pa() -> Any:
         import pyarrow
     except ImportError:
         raise SchemaRouterError(
-            "sr export --format parquet|csv needs pyarrow: pip install -e '.[export]' (or pip install pyarrow)"
+            "sr export --format parquet|csv needs pyarrow: pip install -e '.[export]' "
+            "(or pip install pyarrow)"
         ) from None
     return pyarrow
 

@@ -34,7 +34,8 @@ def _inspect() -> Any:
         import inspect_ai.log
     except ImportError:
         raise SchemaRouterError(
-            "sr export --format inspect needs inspect_ai: pip install -e '.[bench]' (or pip install inspect-ai)"
+            "sr export --format inspect needs inspect_ai: pip install -e '.[bench]' "
+            "(or pip install inspect-ai)"
         ) from None
     return inspect_ai.log
 
@@ -86,8 +87,10 @@ def _log(tables: RunTables, condition: str, catalog: int, members: list[tuple[Ep
     )
     surface = manifest.surface.name if manifest.surface is not None else "evaluation"
     samples = []
+    values_of: list[dict[str, float]] = []
     for episode, row in sorted(members, key=lambda m: m[0].trace.task_id):
         values = {k: v for k, v in row.items() if k not in KEY_FIELDS and isinstance(v, int | float)}
+        values_of.append(values)
         samples.append(
             EvalSample(
                 id=episode.trace.task_id,
@@ -113,14 +116,10 @@ def _log(tables: RunTables, condition: str, catalog: int, members: list[tuple[Ep
                 },
             )
         )
-    metric_names = sorted({k for s in samples for k in s.scores["schemarouter"].value})
-    metrics = {}
-    for name in metric_names:
-        vals = [
-            s.scores["schemarouter"].value[name] for s in samples if name in s.scores["schemarouter"].value
-        ]
-        if vals:
-            metrics[name] = EvalMetric(name=name, value=sum(vals) / len(vals))
+    metrics: dict[str, Any] = {}
+    for name in sorted({k for values in values_of for k in values}):
+        vals = [values[name] for values in values_of if name in values]
+        metrics[name] = EvalMetric(name=name, value=sum(vals) / len(vals))
     spec = EvalSpec(
         run_id=manifest.run_id,
         eval_id=f"{manifest.run_id}-{condition}-{catalog}",

@@ -181,8 +181,8 @@ def _draft(
         clash = next(n for n in names if names.count(n) > 1)
         raise Unsupported(f"{clash!r} is both a parameter and a request body property")
     outputs, errors = _responses(op, resolve, domain)
-    description = op.get("description") if isinstance(op.get("description"), str) else ""
-    summary = op.get("summary") if isinstance(op.get("summary"), str) else ""
+    description = _str(op.get("description"))
+    summary = _str(op.get("summary"))
     return Draft(
         where=where,
         name=name,
@@ -197,6 +197,10 @@ def _draft(
         deprecated=bool(op.get("deprecated", False)),
         derived=derived,
     )
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def _domain(op: Mapping[str, Any], path: str, options: ImportOptions) -> str:

@@ -54,15 +54,15 @@ class _StrictLoader(yaml.SafeLoader):
 def _mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     out: dict[Any, Any] = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=True)
         if key in out:
             mark = key_node.start_mark
-            raise yaml.MarkedYAMLError(problem=f"duplicate key {key!r}", problem_mark=mark)  # type: ignore[no-untyped-call]
-        out[key] = loader.construct_object(value_node, deep=True)  # type: ignore[no-untyped-call]
+            raise yaml.MarkedYAMLError(problem=f"duplicate key {key!r}", problem_mark=mark)
+        out[key] = loader.construct_object(value_node, deep=True)
     return out
 
 
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)  # type: ignore[arg-type]
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
 
 
 def _load_yaml(raw: bytes, shown: str) -> Any:
