@@ -145,14 +145,19 @@ def _validate(source: SourceFile, doc: Mapping[str, Any], version: str) -> None:
         raise dependency_missing("openapi-spec-validator", "catalog-import", "--from openapi") from None
     validator = OpenAPIV30SpecValidator if version.startswith("3.0") else OpenAPIV31SpecValidator
     found: list[tuple[Path, str]] = []
-    for err in validator(doc).iter_errors():
-        if type(err).__name__ == "DuplicateOperationIDError":
-            continue  # reported above, naming both operations
-        path = tuple(getattr(err, "absolute_path", ()) or ())
-        message = str(getattr(err, "message", None) or err).splitlines()[0]
-        if len(message) > 200:
-            message = message[:200] + "..."
-        found.append((path, f"not valid OpenAPI {version}: {message}"))
+    errors = validator(doc).iter_errors()
+    try:
+        for err in errors:
+            if type(err).__name__ == "DuplicateOperationIDError":
+                continue  # reported above, naming both operations
+            path = tuple(getattr(err, "absolute_path", ()) or ())
+            message = str(getattr(err, "message", None) or err).splitlines()[0]
+            if len(message) > 200:
+                message = message[:200] + "..."
+            found.append((path, f"not valid OpenAPI {version}: {message}"))
+    except Exception as err:  # the validator's semantic pass can stop on a document its schema pass refused
+        if not found:
+            found.append(((), f"not valid OpenAPI {version}: the validator stopped ({type(err).__name__}: {err})"))
     if found:
         raise _problems(source, doc, found)
 
