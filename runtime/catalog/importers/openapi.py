@@ -157,7 +157,8 @@ def _validate(source: SourceFile, doc: Mapping[str, Any], version: str) -> None:
             found.append((path, f"not valid OpenAPI {version}: {message}"))
     except Exception as err:  # the validator's semantic pass can stop on a document its schema pass refused
         if not found:
-            found.append(((), f"not valid OpenAPI {version}: the validator stopped ({type(err).__name__}: {err})"))
+            stopped = f"{type(err).__name__}: {err}"
+            found.append(((), f"not valid OpenAPI {version}: the validator stopped ({stopped})"))
     if found:
         raise _problems(source, doc, found)
 
