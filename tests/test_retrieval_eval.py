@@ -101,7 +101,7 @@ def test_retrieval_eval_scores_every_strategy_on_30_queries(files, tmp_path):
     out = tmp_path / "eval.json"
     result = sr(
         "retrieval", "eval", "--catalog-file", str(files["openapi"]), "--queries", str(QUERIES),
-        "--resamples", "2000", "--json", str(out),
+        "--resamples", "2000", "--json", str(out), "--markdown", str(tmp_path / "eval.md"),
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text(encoding="utf-8"))
@@ -117,6 +117,9 @@ def test_retrieval_eval_scores_every_strategy_on_30_queries(files, tmp_path):
     # the experiment's own lexical retriever finds nearly every operation of these queries
     assert by[("text_concat", "query")]["recall_at_5"]["mean"] >= 0.8
     assert "R@5" in result.output and "text_concat" in result.output and "query+state" in result.output
+    table = (tmp_path / "eval.md").read_text(encoding="utf-8")
+    assert "| strategy | use | queries | R@1 | R@5 | R@10 | nDCG@10 | MRR |" in table
+    assert table.count("| text_concat |") == 2
 
 
 def test_ranking_metrics_on_a_hand_computed_example():

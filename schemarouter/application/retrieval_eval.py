@@ -87,6 +87,23 @@ class EvalReport:
     results: tuple[StrategyResult, ...]
     not_built: tuple[tuple[str, str], ...]
 
+    def to_markdown(self) -> str:
+        """The results as a markdown table (mean [95% CI]), headed by what they were computed on."""
+        headers = ("R@1", "R@5", "R@10", "nDCG@10", "MRR")
+        lines = [
+            f"`{self.catalog_file}` ({self.catalog_digest[:19]}…), `{self.queries_file}`: {self.queries} "
+            f"queries, {self.queries_with_state} with a state; mean [95% CI], percentile bootstrap over "
+            f"queries, {self.resamples:,} resamples, seed {SEED_NAME} = {self.seed}.",
+            "",
+            "| strategy | use | queries | " + " | ".join(headers) + " |",
+            "| --- | --- | --- | " + " | ".join("---" for _ in headers) + " |",
+        ]
+        for r in self.results:
+            cells = [f"{e.mean:.3f} [{e.low:.3f}, {e.high:.3f}]" for e in (r.metrics[m] for m in METRICS)]
+            lines.append(f"| {r.strategy} | {r.use} | {r.queries} | " + " | ".join(cells) + " |")
+        lines.extend(f"\nnot built: {code}: {why}" for code, why in self.not_built)
+        return "\n".join(lines) + "\n"
+
     def to_json(self) -> str:
         data: dict[str, Any] = {
             "report_version": REPORT_VERSION,

@@ -39,6 +39,9 @@ def eval_command(
         int, typer.Option(min=100, help="Bootstrap resamples over queries.")
     ] = DEFAULT_RESAMPLES,
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write the report as JSON.")] = None,
+    markdown_out: Annotated[
+        Path | None, typer.Option("--markdown", help="Also write the table as markdown.")
+    ] = None,
     retriever_spec: Annotated[
         Path | None,
         typer.Option("--retriever-spec", help="Retriever spec to use instead of spec/retriever.yaml."),
@@ -49,8 +52,9 @@ def eval_command(
     from schemarouter.application.retrieval_eval import evaluate_retrieval
     from schemarouter.atomic_write import check_output_file, write_text_atomic
 
-    if json_out is not None:
-        check_output_file(json_out, option="--json")
+    for path, option in ((json_out, "--json"), (markdown_out, "--markdown")):
+        if path is not None:
+            check_output_file(path, option=option)
     report = evaluate_retrieval(
         project=paths(ctx, experiment),
         catalog_file=catalog_file,
@@ -61,6 +65,8 @@ def eval_command(
     )
     if json_out is not None:
         write_text_atomic(json_out, report.to_json())
+    if markdown_out is not None:
+        write_text_atomic(markdown_out, report.to_markdown())
     console = make_console(log_width=200)
     console.print(_table(report))
     for code, why in report.not_built:
