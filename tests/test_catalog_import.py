@@ -309,3 +309,52 @@ def test_a_failed_import_leaves_an_existing_catalog_untouched(tmp_path):
     bad.write_text('[{"type": "function", "function": {}}]', encoding="utf-8")
     result = sr("catalog", "import", str(bad), "--from", "openai", "--out", str(out))
     assert result.exit_code == 1 and out.read_text(encoding="utf-8") == "previous"
+
+
+# ---- hostile sources: whatever a file holds, the answer is a catalog or one clean error ----------
+
+JUNK = [None, 1, 2.5, True, "x", "", [], {}, [1], {"a": 1}, {"$ref": "#/nope"}, {"$ref": 5},
+        {"type": "weird"}, {"allOf": 3}, {"properties": []}, {"type": ["string", "integer"]},
+        {"anyOf": [1]}, {"enum": [1, 2]}, {"$ref": "#/info/title/x"}]  # fmt: skip
+
+
+def _paths(node, path=()):
+    yield path
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in children:
+        yield from _paths(value, (*path, key))
+
+
+@pytest.mark.parametrize("source_format", ["openapi", "mcp", "openai"])
+def test_mutated_sources_give_a_catalog_or_one_clean_error(tmp_path, source_format):
+    import copy
+    import random
+
+    from schemarouter.errors import SchemaRouterError
+    from schemarouter.runtime.catalog.importers import import_catalog_file
+
+    source = {"openapi": OPENAPI, "mcp": MCP, "openai": OPENAI}[source_format]
+    doc = yaml.safe_load(source.read_text(encoding="utf-8"))
+    paths = [p for p in _paths(doc) if p]
+    rng = random.Random(f"import-fuzz-{source_format}")
+    outcomes = {"catalog": 0, "error": 0}
+    for trial in range(80):
+        mutated = copy.deepcopy(doc)
+        for _ in range(rng.randint(1, 3)):
+            path = rng.choice(paths)
+            node = mutated
+            try:
+                for key in path[:-1]:
+                    node = node[key]
+                node[path[-1]] = copy.deepcopy(rng.choice(JUNK))
+            except (KeyError, IndexError, TypeError):
+                continue
+        file = tmp_path / f"{trial}.json"
+        file.write_text(json.dumps(mutated), encoding="utf-8")
+        try:
+            import_catalog_file(source_format, file)
+            outcomes["catalog"] += 1
+        except SchemaRouterError as err:
+            assert len(str(err).splitlines()) >= 1 and str(err).startswith(str(file))
+            outcomes["error"] += 1
+    assert outcomes["error"] > 0 and outcomes["catalog"] > 0

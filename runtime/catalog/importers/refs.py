@@ -38,6 +38,8 @@ class RefResolver:
             raise Unsupported(f"$ref {ref!r} does not resolve") from None
         except Unresolvable:
             raise Unsupported(f"$ref {ref!r} cannot be resolved") from None
+        except (TypeError, KeyError, IndexError, ValueError):  # a pointer through a null or a scalar
+            raise Unsupported(f"$ref {ref!r} does not resolve") from None
 
     def __call__(self, node: Any) -> Any:
         """``node`` with its ``$ref`` chain followed (a node without one is returned as it is)."""

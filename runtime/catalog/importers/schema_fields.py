@@ -43,7 +43,10 @@ def object_properties(
             raise Unsupported(f"{what} uses {keyword} at the top level")
     props: dict[str, Mapping[str, Any]] = {}
     required: set[str] = set()
-    for part in [schema, *(resolve(p) for p in schema.get("allOf", ()) or ())]:
+    members = schema.get("allOf") or []
+    if not isinstance(members, list):
+        raise Unsupported(f"{what} has an allOf that is not a list")
+    for part in [schema, *(resolve(p) for p in members)]:
         if not isinstance(part, Mapping):
             raise Unsupported(f"{what} has an allOf member that is not a schema")
         if part is not schema and "allOf" in part:
@@ -55,10 +58,38 @@ def object_properties(
         kind = part.get("type")
         if kind not in (None, "object") and not (isinstance(kind, list) and "object" in kind):
             raise Unsupported(f"{what} is of type {kind!r}, not an object")
-        for name, prop in (part.get("properties") or {}).items():
-            props.setdefault(str(name), resolve(prop))
-        required.update(str(r) for r in part.get("required") or ())
+        properties = part.get("properties") or {}
+        names = part.get("required") or []
+        if not isinstance(properties, Mapping):
+            raise Unsupported(f"{what} has 'properties' that are not an object")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise Unsupported(f"{what} has 'required' that is not a list of names")
+        for name, raw in properties.items():
+            prop = resolve(raw)
+            if isinstance(prop, bool):  # JSON Schema's true (any value) / false
+                prop = {}
+            if not isinstance(prop, Mapping):
+                raise Unsupported(f"{what}: property {name!r} is not a schema")
+            props.setdefault(str(name), prop)
+        required.update(names)
     return [(name, prop, name in required) for name, prop in props.items()]
+
+
+def _branches(
+    schema: Mapping[str, Any], keyword: str, resolve: Resolve, what: str
+) -> list[Mapping[str, Any]]:
+    raw = schema[keyword]
+    if not isinstance(raw, list):
+        raise Unsupported(f"{what} has a {keyword} that is not a list")
+    out = []
+    for branch in (resolve(b) for b in raw):
+        if isinstance(branch, bool):
+            continue
+        if not isinstance(branch, Mapping):
+            raise Unsupported(f"{what} has a {keyword} member that is not a schema")
+        if branch.get("type") != "null":
+            out.append(branch)
+    return out
 
 
 def json_type(schema: Mapping[str, Any], *, resolve: Resolve = _identity, what: str) -> JsonType | None:
@@ -69,13 +100,14 @@ def json_type(schema: Mapping[str, Any], *, resolve: Resolve = _identity, what: 
         if len(kinds) != 1:
             raise Unsupported(f"{what} has several types {kind}")
         kind = kinds[0]
+    if not isinstance(kind, str | None):
+        raise Unsupported(f"{what} has type {kind!r}")
     if kind is None:
         for keyword in ("allOf", "anyOf", "oneOf"):
             if keyword in schema:
                 branch_types = {
-                    json_type(resolve(b), resolve=resolve, what=what)
-                    for b in schema[keyword]
-                    if resolve(b).get("type") != "null"
+                    json_type(b, resolve=resolve, what=what)
+                    for b in _branches(schema, keyword, resolve, what)
                 }
                 branch_types.discard(None)
                 if len(branch_types) > 1:
@@ -86,8 +118,7 @@ def json_type(schema: Mapping[str, Any], *, resolve: Resolve = _identity, what: 
             return "object"
         if "items" in schema:
             return "array"
-        enum = schema.get("enum")
-        if enum and all(isinstance(v, str) for v in enum):
+        if _string_enum(schema) is not None:
             return "string"
         return None
     if kind not in JSON_TYPES:
@@ -120,7 +151,6 @@ def field_spec(
     if output and not isinstance(stable, bool):
         stable = kind in ("string", "integer") and is_identifier_name(name)
         derived.append("stable_identifier")
-    enum = schema.get("enum")
     text = description or schema.get("description") or schema.get("title") or name.replace("_", " ")
     return FieldSpec(
         name=name,
@@ -131,10 +161,17 @@ def field_spec(
         qualifier=_text(schema.get("x-qualifier")),
         required=required,
         stable_identifier=bool(stable) if output else False,
-        enum=tuple(enum) if enum and all(isinstance(v, str) for v in enum) else None,
+        enum=_string_enum(schema),
         description=" ".join(str(text).split()),
         derived=tuple(sorted(derived)),
     )
+
+
+def _string_enum(schema: Mapping[str, Any]) -> tuple[str, ...] | None:
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum):
+        return tuple(enum)
+    return None
 
 
 def _text(value: Any) -> str | None:
