@@ -358,3 +358,18 @@ def test_mutated_sources_give_a_catalog_or_one_clean_error(tmp_path, source_form
             assert len(str(err).splitlines()) >= 1 and str(err).startswith(str(file))
             outcomes["error"] += 1
     assert outcomes["error"] > 0 and outcomes["catalog"] > 0
+
+
+def test_a_missing_extra_is_one_line_naming_it(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "openapi_spec_validator", None)
+    monkeypatch.setitem(sys.modules, "mcp.types", None)
+    for code, source in (("openapi", OPENAPI), ("mcp", MCP)):
+        result = sr("catalog", "import", str(source), "--from", code, "--out", str(tmp_path / "c.json"))
+        module = "openapi-spec-validator" if code == "openapi" else "mcp"
+        assert result.exit_code == 1 and result.output == (
+            f"--from {code} needs the Python package {module!r}: pip install -e '.[catalog-import]' "
+            f"(or pip install {module})\n"
+        )
+    assert not (tmp_path / "c.json").exists()
