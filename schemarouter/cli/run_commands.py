@@ -84,6 +84,20 @@ def run(
         int | None,
         typer.Option(min=1, help="Episodes in flight against a model server at once (sets --workers)."),
     ] = None,
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="Where episodes run: local (this machine's worker processes) or ray (actors on a Ray "
+            "cluster; needs pip install -e '.[ray]')."
+        ),
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            help="--executor ray: the cluster to join (e.g. 10.0.0.5:6379, or auto for this machine's "
+            "`ray start`). Default: start a local Ray sized to this machine."
+        ),
+    ] = None,
     surface: SurfaceOpt = None,
     surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
@@ -120,6 +134,8 @@ def run(
             plots=plots,
             surface=surface,
             surface_file=surface_file,
+            executor=executor,
+            ray_address=ray_address,
         ).exit_code
     except SchemaRouterError as err:
         raise fail(str(err)) from None

@@ -38,6 +38,8 @@ from schemarouter.runtime.run import (
     load_result_set,
     read_manifest,
 )
+from schemarouter.runtime.run.executor_choice import executor_choice
+from schemarouter.runtime.run.executor_registry import DEFAULT_EXECUTOR
 from schemarouter.runtime.run.request import build_request, resume_request
 from schemarouter.runtime.run.resultset import SealedResultSet
 from schemarouter.runtime.run.rundir import open_run_dir
@@ -93,14 +95,18 @@ def run_experiment(
     agent_options: dict[str, Any] | None = None,
     surface: str | None = None,
     surface_file: Path | None = None,
+    executor: str = DEFAULT_EXECUTOR,
+    ray_address: str | None = None,
 ) -> RunOutcome:
     """Compile (unless ``compiled`` is given: the project's spec compiled moments ago), execute the
-    run's missing episodes, and score it when it is terminal."""
+    run's missing episodes, and score it when it is terminal. ``executor``: a code of
+    ``runtime.run.executor_registry`` (``local``, ``ray``)."""
     from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
 
     console = console or make_console()
     if not 1 <= workers <= MAX_WORKERS:
         raise SchemaRouterError(f"--workers {workers}: between 1 and {MAX_WORKERS}")
+    executor_options = executor_choice(executor, ray_address)
     resuming_dir = resume and run_dir is not None
     if resuming_dir and any(
         option is not None for option in (agent, conditions, catalogs, tasks, shard, surface, surface_file)
@@ -151,6 +157,7 @@ def run_experiment(
         f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks, "
         f"shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
         f"{workers} worker{'s' if workers > 1 else ''}"
+        + (f", executor {executor}" if executor != DEFAULT_EXECUTOR else "")
     )
     # The run's identity options come from its manifest (so a resume keeps them); transport options
     # (base URL, model-call cache) from this invocation.
@@ -177,6 +184,8 @@ def run_experiment(
                 max_events=max_events,
                 on_start=progress.start,
                 on_progress=progress.advance,
+                executor=executor,
+                executor_options=executor_options,
             )
     except KeyboardInterrupt:
         raise SchemaRouterError(
