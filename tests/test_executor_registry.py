@@ -1,0 +1,78 @@
+"""Executors by stable code, without the `ray` extra: lookup, one-line refusals, no Ray import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.run.executor import LocalExecutor
+from schemarouter.runtime.run.executor_choice import executor_choice
+from schemarouter.runtime.run.executor_registry import (
+    EXECUTOR_MODULES,
+    ExecutorOptions,
+    executor_codes,
+    make_executor,
+    register_executor,
+)
+from schemarouter.runtime.run.ray_executor import actor_cpus
+
+
+def test_codes_are_stable_and_local_is_the_process_pool() -> None:
+    assert executor_codes() == ["local", "ray"]
+    assert isinstance(make_executor("local"), LocalExecutor)
+
+
+def test_an_unknown_code_is_one_line_naming_the_known_ones() -> None:
+    with pytest.raises(SchemaRouterError, match=r"^--executor 'dask': unknown executor; known: local, ray$"):
+        make_executor("dask")
+    with pytest.raises(SchemaRouterError, match="known: local, ray"):
+        executor_choice("dask", None)
+
+
+def test_registering_needs_a_listed_code() -> None:
+    with pytest.raises(ValueError, match="not listed"):
+        register_executor("mine")
+
+
+def test_ray_address_belongs_to_the_ray_executor() -> None:
+    with pytest.raises(SchemaRouterError, match="--ray-address is an option of --executor ray"):
+        executor_choice("local", "127.0.0.1:6379")
+    with pytest.raises(SchemaRouterError, match="names no cluster"):
+        executor_choice("ray", " ")
+    assert executor_choice("ray", "auto") == ExecutorOptions(ray_address="auto")
+
+
+def test_without_ray_the_ray_executor_is_one_line_with_the_install_command(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
+    with pytest.raises(
+        SchemaRouterError, match=r"needs Ray, which is not installed: pip install -e '\.\[ray\]'"
+    ):
+        make_executor("ray", ExecutorOptions())
+
+
+def test_the_runtime_and_the_cli_never_import_ray_unless_it_is_chosen() -> None:
+    code = (
+        "import sys\n"
+        "import schemarouter.cli.app, schemarouter.cli.run_flow, schemarouter.runtime.run.session\n"
+        "from schemarouter.runtime.run.executor_registry import make_executor\n"
+        "make_executor('local')\n"
+        "import schemarouter.runtime.run.ray_executor\n"
+        "assert not any(m == 'ray' or m.startswith('ray.') for m in sys.modules), 'ray imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert set(EXECUTOR_MODULES) == {"local", "ray"}
+
+
+@pytest.mark.parametrize(
+    ("cpus", "workers", "share"),
+    [(2.0, 2, 1.0), (8.0, 2, 1.0), (2.0, 4, 0.5), (2.0, 3, 0.6666), (0.0, 2, 0.0)],
+)
+def test_actors_share_the_cpus_when_there_are_more_workers_than_cpus(
+    cpus: float, workers: int, share: float
+) -> None:
+    assert actor_cpus(cpus, workers) == share
