@@ -87,7 +87,7 @@ def connected(ray: Any, address: str | None) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
-    quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING}
+    quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
     try:
         if address is None:
             ray.init(
@@ -100,7 +100,13 @@ def connected(ray: Any, address: str | None) -> Iterator[None]:
             ray.init(address=address, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as err:
         where = f"--ray-address {address}" if address else "a local Ray"
-        raise SchemaRouterError(f"{where}: cannot start or connect ({str(err).splitlines()[0]})") from None
+        hint = (
+            "; a cluster with token authentication needs RAY_AUTH_MODE=token and its token on the driver"
+            if address
+            else ""
+        )
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise SchemaRouterError(f"{where}: cannot start or connect ({first}){hint}") from None
     try:
         yield
     finally:
