@@ -12,12 +12,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from schemarouter.application.run import RunDeps, RunOutcome, RunRequest, run_experiment
+from schemarouter.project import ProjectPaths
 from schemarouter.runtime.run import EngineAdapter, EngineSetup, LoadedEngine
 
 # A few dozen episodes: two strata in English (12 tasks) x three conditions x two catalogs.
 SUBSET = {"tasks": "S1,S3,en", "conditions": "C3,C5,FULL", "catalogs": "100,250"}
 SUBSET_EPISODES = 12 * 3 * 2
 RAY_MEMORY = {"object_store_memory": 80 * 1024 * 1024, "include_dashboard": False}
+
+
+def run(paths: ProjectPaths, *, engine: Any = None, **request: Any) -> RunOutcome:
+    """`sr run` through the application layer, with an optional engine substitute."""
+    return run_experiment(paths, RunRequest(**request), RunDeps(engine=engine))
 
 
 def register_by_value(ray: Any) -> None:

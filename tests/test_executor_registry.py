@@ -58,7 +58,7 @@ def test_without_ray_the_ray_executor_is_one_line_with_the_install_command(
 def test_the_runtime_and_the_cli_never_import_ray_unless_it_is_chosen() -> None:
     code = (
         "import sys\n"
-        "import schemarouter.cli.app, schemarouter.cli.run_flow, schemarouter.runtime.run.session\n"
+        "import schemarouter.cli.app, schemarouter.application.run, schemarouter.runtime.run.session\n"
         "from schemarouter.runtime.run.executor_registry import make_executor\n"
         "make_executor('local')\n"
         "import schemarouter.runtime.run.ray_executor\n"

@@ -31,12 +31,12 @@ from ray_support import (
     events,
     model_reply,
     register_by_value,
+    run,
     scored_bytes,
     worker_pids,
 )
 from run_support import recorded_project
 
-from schemarouter.cli import run_flow
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.run import read_manifest
 
@@ -50,7 +50,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A copy of the project and the local executor's scored outputs on the subset (inline, no fork)."""
     tmp = tmp_path_factory.mktemp("ray-project")
     paths = recorded_project(tmp)
-    local = run_flow.run_experiment(paths=paths, workers=1, plots=False, run_dir=tmp / "local", **SUBSET)
+    local = run(paths, workers=1, plots=False, run_dir=tmp / "local", **SUBSET)
     assert local.exit_code == 0
     return {"paths": paths, "local": scored_bytes(local.run_dir), "tmp": tmp}
 
@@ -58,7 +58,10 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def cluster(project: dict[str, Any]) -> Iterator[str]:
     """A local Ray cluster for this module; yields its address for drivers in other processes."""
-    context = ray.init(num_cpus=2, _node_ip_address="127.0.0.1", log_to_driver=False, **RAY_MEMORY)
+    # address="local": a new cluster, never one that another `ray start` left on this machine.
+    context = ray.init(
+        address="local", num_cpus=2, _node_ip_address="127.0.0.1", log_to_driver=False, **RAY_MEMORY
+    )
     register_by_value(ray)
     try:
         yield context.address_info["gcs_address"]
@@ -76,8 +79,8 @@ def _wait_no_workers(timeout_s: float = 20) -> list[int]:
 def test_ray_reproduces_the_local_executors_scored_outputs(
     cluster: str, project: dict[str, Any], tmp_path: Path
 ) -> None:
-    outcome = run_flow.run_experiment(
-        paths=project["paths"], executor="ray", workers=2, plots=False, run_dir=tmp_path / "ray", **SUBSET
+    outcome = run(
+        project["paths"], executor="ray", workers=2, plots=False, run_dir=tmp_path / "ray", **SUBSET
     )
     assert outcome.exit_code == 0
     assert scored_bytes(outcome.run_dir) == project["local"]
@@ -105,8 +108,8 @@ def test_a_worker_killed_mid_run_has_its_episodes_retried(
 
     killer = threading.Thread(target=kill_a_worker, daemon=True)
     killer.start()
-    outcome = run_flow.run_experiment(
-        paths=project["paths"],
+    outcome = run(
+        project["paths"],
         executor="ray",
         workers=2,
         plots=False,
@@ -133,13 +136,11 @@ import sys
 from pathlib import Path
 sys.path.insert(0, {tests!r})
 import ray
-from ray_support import SUBSET, SlowEngine, register_by_value
-from schemarouter.cli import run_flow
+from ray_support import SUBSET, SlowEngine, register_by_value, run
 from schemarouter.project import ProjectPaths
 register_by_value(ray)
-run_flow.run_experiment(paths=ProjectPaths.at(Path({root!r})), executor="ray", ray_address={address!r},
-                        engine=SlowEngine(sleep_s=0.05), workers=2, plots=False, run_dir=Path({run_dir!r}),
-                        **SUBSET)
+run(ProjectPaths.at(Path({root!r})), executor="ray", ray_address={address!r}, engine=SlowEngine(sleep_s=0.05),
+    workers=2, plots=False, run_dir=Path({run_dir!r}), **SUBSET)
 """
 
 
@@ -165,8 +166,8 @@ def test_a_driver_killed_mid_run_resumes_on_either_executor(
     assert 10 <= killed_at < SUBSET_EPISODES
     assert read_manifest(run_dir).sessions[-1].finished_at is None
 
-    outcome = run_flow.run_experiment(
-        paths=paths,
+    outcome = run(
+        paths,
         resume=True,
         run_dir=run_dir,
         executor=resume_with,
@@ -218,10 +219,10 @@ def test_the_model_call_cache_is_shared_by_every_worker(
     cache = tmp_path / "model-calls.sqlite"
     scope = {"tasks": "S1,S3,en", "conditions": "C5", "catalogs": "100"}  # 12 episodes
 
-    def run(name: str, executor: str, workers: int, **options: Any) -> Path:
+    def model_run(name: str, executor: str, workers: int, **options: Any) -> Path:
         agent_options = {"base_url": model_server, "model": "loopback", "cache_path": str(cache), **options}
-        outcome = run_flow.run_experiment(
-            paths=project["paths"],
+        outcome = run(
+            project["paths"],
             agent="openai",
             agent_options=agent_options,
             executor=executor,
@@ -234,7 +235,7 @@ def test_the_model_call_cache_is_shared_by_every_worker(
         return outcome.run_dir
 
     # --concurrency 4 on 2 CPUs: four actors with half a CPU each, all writing through the one owner.
-    first = run("first", "ray", 4)
+    first = model_run("first", "ray", 4)
     server_calls = len(_Model.calls)
     assert server_calls >= 12
     with sqlite3.connect(cache) as connection:
@@ -244,7 +245,7 @@ def test_the_model_call_cache_is_shared_by_every_worker(
     assert (session.executor, session.workers) == ("ray", 4)
     assert session.model_calls is not None and session.model_calls["server_calls"] == server_calls
 
-    replay = run("replay", "ray", 4)  # every worker reads what others wrote: no server call
+    replay = model_run("replay", "ray", 4)  # every worker reads what others wrote: no server call
     assert len(_Model.calls) == server_calls
     replayed = read_manifest(replay).sessions[-1].model_calls
     assert (
@@ -252,6 +253,6 @@ def test_the_model_call_cache_is_shared_by_every_worker(
     )
     assert scored_bytes(replay) == scored_bytes(first)
 
-    fresh = run("fresh-local", "local", 1, no_cache=True)  # the server again, the local executor
+    fresh = model_run("fresh-local", "local", 1, no_cache=True)  # the server again, the local executor
     assert len(_Model.calls) == 2 * server_calls
     assert scored_bytes(fresh) == scored_bytes(first)

@@ -9,10 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ray_support import SUBSET, scored_bytes
+from ray_support import SUBSET, run, scored_bytes
 from run_support import REPO, recorded_project
-
-from schemarouter.cli import run_flow
 
 SCRIPT = REPO / "scripts" / "slurm-array.sh"
 SCOPE = [f"--{name}={value}" for name, value in SUBSET.items()]
@@ -39,9 +37,7 @@ def _array_task(
 
 def test_an_array_of_shards_scores_exactly_like_one_run(tmp_path: Path) -> None:
     paths = recorded_project(tmp_path)
-    single = run_flow.run_experiment(
-        paths=paths, workers=1, plots=False, run_dir=tmp_path / "single", **SUBSET
-    )
+    single = run(paths, workers=1, plots=False, run_dir=tmp_path / "single", **SUBSET)
     assert single.exit_code == 0
 
     for index in (1, 2):
