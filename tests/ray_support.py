@@ -22,9 +22,9 @@ SUBSET_EPISODES = 12 * 3 * 2
 RAY_MEMORY = {"object_store_memory": 80 * 1024 * 1024, "include_dashboard": False}
 
 
-def run(paths: ProjectPaths, *, engine: Any = None, **request: Any) -> RunOutcome:
-    """`sr run` through the application layer, with an optional engine substitute."""
-    return run_experiment(paths, RunRequest(**request), RunDeps(engine=engine))
+def run(paths: ProjectPaths, *, engine: Any = None, compiled: Any = None, **request: Any) -> RunOutcome:
+    """`sr run` through the application layer; optionally another engine, or a spec compiled once."""
+    return run_experiment(paths, RunRequest(**request), RunDeps(engine=engine, compiled=compiled))
 
 
 def register_by_value(ray: Any) -> None:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from schemarouter.cli.app import app
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run.executor import LocalExecutor
 from schemarouter.runtime.run.executor_choice import executor_choice
@@ -43,6 +46,16 @@ def test_ray_address_belongs_to_the_ray_executor() -> None:
     with pytest.raises(SchemaRouterError, match="names no cluster"):
         executor_choice("ray", " ")
     assert executor_choice("ray", "auto") == ExecutorOptions(ray_address="auto")
+
+
+def test_sr_run_refuses_an_unknown_executor_and_a_stray_address_in_one_line(tmp_path: Path) -> None:
+    for args, message in (
+        (["--executor", "dask"], "--executor 'dask': unknown executor; known: local, ray"),
+        (["--ray-address", "127.0.0.1:6379"], "--ray-address is an option of --executor ray"),
+    ):
+        result = CliRunner().invoke(app, ["--project-dir", str(tmp_path), "run", *args])
+        assert result.exit_code == 1
+        assert result.output.strip() == message
 
 
 def test_without_ray_the_ray_executor_is_one_line_with_the_install_command(

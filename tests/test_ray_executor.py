@@ -36,7 +36,10 @@ from ray_support import (
     worker_pids,
 )
 from run_support import recorded_project
+from typer.testing import CliRunner
 
+from schemarouter.cli.app import app
+from schemarouter.compiler import compile_project
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.run import read_manifest
 
@@ -50,9 +53,10 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """A copy of the project and the local executor's scored outputs on the subset (inline, no fork)."""
     tmp = tmp_path_factory.mktemp("ray-project")
     paths = recorded_project(tmp)
-    local = run(paths, workers=1, plots=False, run_dir=tmp / "local", **SUBSET)
+    compiled = compile_project(paths)  # once for the module's runs in this process
+    local = run(paths, compiled=compiled, workers=1, plots=False, run_dir=tmp / "local", **SUBSET)
     assert local.exit_code == 0
-    return {"paths": paths, "local": scored_bytes(local.run_dir), "tmp": tmp}
+    return {"paths": paths, "compiled": compiled, "local": scored_bytes(local.run_dir)}
 
 
 @pytest.fixture(scope="module")
@@ -76,18 +80,39 @@ def _wait_no_workers(timeout_s: float = 20) -> list[int]:
     return worker_pids()
 
 
-def test_ray_reproduces_the_local_executors_scored_outputs(
-    cluster: str, project: dict[str, Any], tmp_path: Path
+def test_without_an_address_the_run_starts_and_stops_its_own_local_ray(
+    project: dict[str, Any], tmp_path: Path
 ) -> None:
+    assert not ray.is_initialized()  # before the module's cluster: this run must start its own
+    paths, compiled = project["paths"], project["compiled"]
     outcome = run(
-        project["paths"], executor="ray", workers=2, plots=False, run_dir=tmp_path / "ray", **SUBSET
+        paths, compiled=compiled, executor="ray", workers=2, plots=False, run_dir=tmp_path / "own", **SUBSET
     )
     assert outcome.exit_code == 0
+    assert not ray.is_initialized()  # and stop it
     assert scored_bytes(outcome.run_dir) == project["local"]
-    session = read_manifest(outcome.run_dir).sessions[-1]
+
+
+def test_sr_run_on_a_cluster_reproduces_the_local_executors_scored_outputs(
+    cluster: str, project: dict[str, Any], tmp_path: Path
+) -> None:
+    """The command itself, in its own process, joining the cluster by address."""
+    run_dir = tmp_path / "ray"
+    scope = [f"--{name}={value}" for name, value in SUBSET.items()]
+    command = [str(Path(sys.executable).with_name("sr")), "--project-dir", str(project["paths"].root), "run"]
+    options = ["--executor", "ray", "--ray-address", cluster, "--workers", "2", "--no-plots"]
+    done = subprocess.run(
+        [*command, *options, "--run-dir", str(run_dir), *scope], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 workers, executor ray" in done.stdout
+    assert scored_bytes(run_dir) == project["local"]
+    session = read_manifest(run_dir).sessions[-1]
     assert (session.executor, session.workers, session.committed) == ("ray", 2, SUBSET_EPISODES)
-    assert events(outcome.run_dir) == []
+    assert events(run_dir) == []
     assert _wait_no_workers() == []  # the actors end with the run
+    status = CliRunner().invoke(app, ["status", str(run_dir)])
+    assert status.exit_code == 0 and "executor ray" in status.output
 
 
 def test_a_worker_killed_mid_run_has_its_episodes_retried(
@@ -110,6 +135,7 @@ def test_a_worker_killed_mid_run_has_its_episodes_retried(
     killer.start()
     outcome = run(
         project["paths"],
+        compiled=project["compiled"],
         executor="ray",
         workers=2,
         plots=False,
@@ -168,6 +194,7 @@ def test_a_driver_killed_mid_run_resumes_on_either_executor(
 
     outcome = run(
         paths,
+        compiled=project["compiled"],
         resume=True,
         run_dir=run_dir,
         executor=resume_with,
@@ -223,6 +250,7 @@ def test_the_model_call_cache_is_shared_by_every_worker(
         agent_options = {"base_url": model_server, "model": "loopback", "cache_path": str(cache), **options}
         outcome = run(
             project["paths"],
+            compiled=project["compiled"],
             agent="openai",
             agent_options=agent_options,
             executor=executor,
@@ -245,7 +273,7 @@ def test_the_model_call_cache_is_shared_by_every_worker(
     assert (session.executor, session.workers) == ("ray", 4)
     assert session.model_calls is not None and session.model_calls["server_calls"] == server_calls
 
-    replay = model_run("replay", "ray", 4)  # every worker reads what others wrote: no server call
+    replay = model_run("replay", "ray", 2)  # other workers read what the first four wrote: no server call
     assert len(_Model.calls) == server_calls
     replayed = read_manifest(replay).sessions[-1].model_calls
     assert (
