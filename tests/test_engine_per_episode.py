@@ -67,8 +67,15 @@ def _deterministic(value: Any) -> Any:
 def test_agent_catalog_matches_a_plain_endpoint_tuple(engine: EngineResources) -> None:
     cat = engine.catalog(100)
     task = engine.tasks[sorted(engine.tasks)[0]]
-    shared = make_agent(engine.agent, task=task, catalog=cat.agent_catalog, settings=engine.agent_spec.section(engine.agent))
-    plain = make_agent(engine.agent, task=task, catalog=cat.catalog.endpoints, settings=engine.agent_spec.section(engine.agent))
+    shared = make_agent(
+        engine.agent, task=task, catalog=cat.agent_catalog, settings=engine.agent_spec.section(engine.agent)
+    )
+    plain = make_agent(
+        engine.agent,
+        task=task,
+        catalog=cat.catalog.endpoints,
+        settings=engine.agent_spec.section(engine.agent),
+    )
     a = run_episode(resources=engine, task=task, condition_id="SR-5-STATIC", catalog_size=100, agent=shared)
     b = run_episode(resources=engine, task=task, condition_id="SR-5-STATIC", catalog_size=100, agent=plain)
     assert _deterministic(a.model_dump()) == _deterministic(b.model_dump())

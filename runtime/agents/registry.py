@@ -12,12 +12,11 @@ agent configuration (it is then not one of the experiment's preregistered agents
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from schemarouter.discovery import import_modules
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.agents.protocol import Agent
 from schemarouter.runtime.catalog.model import Endpoint
@@ -44,7 +43,6 @@ class RegisteredAgent:
 
 
 _REGISTRY: dict[str, RegisteredAgent] = {}
-_LOADED = False
 
 
 def register_agent(
@@ -58,15 +56,7 @@ def register_agent(
 
 
 def _load() -> None:
-    global _LOADED
-    if _LOADED:
-        return
-    import schemarouter.runtime.agents as package
-
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if info.name not in _NOT_AGENTS and not info.name.startswith("_"):
-            importlib.import_module(f"{package.__name__}.{info.name}")
-    _LOADED = True
+    import_modules("schemarouter.runtime.agents", skip=_NOT_AGENTS)
 
 
 def agent_names() -> list[str]:

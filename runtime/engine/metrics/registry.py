@@ -11,13 +11,12 @@ inserted.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
+from schemarouter.discovery import import_modules
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.policy.integrity import AttemptView
 from schemarouter.runtime.simulator.calls import ExecutedCall
@@ -45,7 +44,6 @@ class RegisteredMetric:
 
 
 _REGISTRY: dict[str, RegisteredMetric] = {}
-_LOADED = False
 
 
 def metric(metric_id: str, *, components: tuple[str, ...] = ()) -> Callable[[MetricFn], MetricFn]:
@@ -62,21 +60,8 @@ def metric(metric_id: str, *, components: tuple[str, ...] = ()) -> Callable[[Met
 
 def registered_metrics() -> tuple[RegisteredMetric, ...]:
     """Every registered metric, in registration order (``builtin`` first, then modules by name)."""
-    global _LOADED
-    if not _LOADED:
-        package = __name__.rsplit(".", 1)[0]
-        importlib.import_module(f"{package}.builtin")
-        for info in sorted(pkgutil.iter_modules(_package_path()), key=lambda m: m.name):
-            if info.name not in ("registry", "builtin") and not info.name.startswith("_"):
-                importlib.import_module(f"{package}.{info.name}")
-        _LOADED = True
+    import_modules(__name__.rsplit(".", 1)[0], first=("builtin",), skip=("registry",))
     return tuple(_REGISTRY.values())
-
-
-def _package_path() -> list[str]:
-    import schemarouter.runtime.engine.metrics as package
-
-    return list(package.__path__)
 
 
 @dataclass
