@@ -3,7 +3,7 @@
 By default a cache path opens that SQLite file in this process (``model_cache.ModelCallCache``): local
 workers on one machine share it safely through SQLite's locking. An executor whose workers must not open
 one file each (Ray's, whose actors may run on other hosts) installs an opener that reaches the file's one
-owner instead (``runtime/run/ray_cache.py``). The cache's key and format stay model_cache's concern.
+owner instead (``runtime/run/executors/ray_cache.py``). The cache's key and format stay model_cache's concern.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ An exception while an episode runs becomes an infrastructure event for that epis
 takes its in-flight episodes with it, and each of them gets an event. Neither is ever a result, and the
 next ``--resume`` re-runs them.
 
-Registered as executor ``local`` (``executor_registry``); ``ray_executor`` is the other one.
+Registered as executor ``local`` by ``executors/local.py``; ``executors/ray_cluster.py`` is the other.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
-from schemarouter.runtime.run.executor_registry import ExecutorOptions, register_executor
 from schemarouter.runtime.run.outcomes import (
     ExecutionSummary,
     Failure,
@@ -37,37 +36,6 @@ from schemarouter.runtime.run.outcomes import (
 )
 from schemarouter.runtime.run.scope import EpisodeKey
 from schemarouter.runtime.run.store import EpisodeStore
-
-
-@register_executor("local")
-class LocalExecutor:
-    """Code ``local``: this machine, inline (``workers == 1``) or a process pool."""
-
-    def __init__(self, options: ExecutorOptions) -> None:
-        del options  # nothing to choose
-
-    def execute(
-        self,
-        keys: Sequence[EpisodeKey],
-        *,
-        store: EpisodeStore,
-        engine: EpisodeEngine,
-        setup: EngineSetup,
-        session: int,
-        workers: int,
-        max_events: int = 20,
-        on_progress: ProgressCallback | None = None,
-    ) -> ExecutionSummary:
-        return execute(
-            keys,
-            store=store,
-            engine=engine,
-            setup=setup,
-            session=session,
-            workers=workers,
-            max_events=max_events,
-            on_progress=on_progress,
-        )
 
 
 def execute(

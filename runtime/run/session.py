@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
-from schemarouter.runtime.run.executor_registry import DEFAULT_EXECUTOR, ExecutorOptions, make_executor
+from schemarouter.runtime.run.executors.registry import DEFAULT_EXECUTOR, ExecutorOptions, make_executor
 from schemarouter.runtime.run.manifest import RunManifest
 from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback
 from schemarouter.runtime.run.rundir import SessionLock, finish_session, start_session
@@ -41,7 +41,7 @@ def run_session(
     """Execute every episode of the directory's shard that is not committed yet.
 
     ``on_start(already_committed, to_run)`` is called once before any episode runs. ``executor`` is a
-    code of ``executor_registry`` (``local``, ``ray``); any executor can resume any other's run.
+    code of ``executors/registry.py`` (``local``, ``ray``); any executor can resume any other's run.
     """
     runner = make_executor(executor, executor_options)  # an unknown code or a missing extra: before the lock
     with SessionLock(run_dir):

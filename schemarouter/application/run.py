@@ -27,8 +27,8 @@ from schemarouter.runtime.report.console import make_console, pilot_line, print_
 from schemarouter.runtime.report.progress import EpisodeProgress
 from schemarouter.runtime.report.publish import score_and_publish
 from schemarouter.runtime.run import EngineAdapter, EngineSetup, EpisodeEngine, load_result_set, read_manifest
-from schemarouter.runtime.run.executor_choice import executor_choice
-from schemarouter.runtime.run.executor_registry import DEFAULT_EXECUTOR
+from schemarouter.runtime.run.executors.choice import executor_choice
+from schemarouter.runtime.run.executors.registry import DEFAULT_EXECUTOR
 from schemarouter.runtime.run.manifest import RunManifest
 from schemarouter.runtime.run.request import build_request, resume_request
 from schemarouter.runtime.run.rundir import RunRequest as EpisodePlan
@@ -69,7 +69,7 @@ class RunRequest:
     announce_report: bool = True
     # The agent's identity options (model, decoding) and transport options (base URL, cache path).
     agent_options: Mapping[str, Any] = field(default_factory=dict)
-    # Where the episodes run: a code of runtime.run.executor_registry, and its options.
+    # Where the episodes run: a code of runtime/run/executors/, and its options.
     executor: str = DEFAULT_EXECUTOR
     ray_address: str | None = None
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.executor_registry import EXECUTOR_MODULES, ExecutorOptions, executor_codes
+from schemarouter.runtime.run.executors.registry import ExecutorOptions, executor_codes
 
 
 def executor_choice(executor: str, ray_address: str | None) -> ExecutorOptions:
     """The options of ``executor``; an unknown code or an option of another executor is one line."""
-    if executor not in EXECUTOR_MODULES:
+    if executor not in executor_codes():
         known = ", ".join(executor_codes())
         raise SchemaRouterError(f"--executor {executor!r}: unknown executor; known: {known}")
     if ray_address is not None and executor != "ray":

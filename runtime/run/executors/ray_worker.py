@@ -16,8 +16,8 @@ from typing import Any
 
 from schemarouter.runtime.agents.call_cache import install_cache_opener
 from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
+from schemarouter.runtime.run.executors.ray_cache import remote_opener
 from schemarouter.runtime.run.outcomes import Failure, failure, run_one
-from schemarouter.runtime.run.ray_cache import remote_opener
 from schemarouter.runtime.run.scope import EpisodeKey
 
 WorkerResult = list[tuple[EpisodeKey, EpisodeRecord | Failure]]

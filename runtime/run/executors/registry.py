@@ -1,9 +1,9 @@
 """Executors by stable code: what runs a session's episodes (``sr run --executor CODE``).
 
-An executor implements :class:`Executor` and registers itself in its own module with
-``@register_executor(code)``. :func:`make_executor` imports only the module of the chosen code, so an
-executor's heavy dependency (Ray) is imported only when that executor is chosen: the runtime imports
-without any optional extra.
+An executor implements :class:`Executor` and registers itself where it is defined, in a module of this
+package, with ``@register_executor(code)``; every module here is imported on first lookup (``local``
+first). No module here imports an executor's heavy dependency at import time: Ray is imported when
+the ``ray`` executor is constructed, so the runtime imports without any optional extra.
 
 Every executor keeps the same contract: workers compute, the caller's process alone writes the store
 (one transaction per episode, through ``outcomes.Sink``), failures are infrastructure events, and the
@@ -12,24 +12,19 @@ store's primary key makes a duplicate impossible, so any executor can resume any
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from schemarouter.discovery import import_modules
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
 from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback
 from schemarouter.runtime.run.scope import EpisodeKey
 from schemarouter.runtime.run.store import EpisodeStore
 
+# Codes are stable: they are what users type and what run manifests record.
 DEFAULT_EXECUTOR = "local"
-
-# Code -> the module that registers it. Stable: codes are what users type and what manifests record.
-EXECUTOR_MODULES: dict[str, str] = {
-    "local": "schemarouter.runtime.run.executor",
-    "ray": "schemarouter.runtime.run.ray_executor",
-}
 
 
 @dataclass(frozen=True)
@@ -61,26 +56,31 @@ _REGISTRY: dict[str, ExecutorFactory] = {}
 
 
 def register_executor(code: str) -> Callable[[ExecutorFactory], ExecutorFactory]:
-    """Register an executor under ``code`` (which must be listed in EXECUTOR_MODULES)."""
-    if code not in EXECUTOR_MODULES:
-        raise ValueError(f"executor code {code!r} is not listed in EXECUTOR_MODULES")
+    """Register an executor under ``code``; a code is taken once."""
 
     def wrap(factory: ExecutorFactory) -> ExecutorFactory:
+        if _REGISTRY.get(code, factory) is not factory:
+            raise ValueError(f"executor code {code!r} is already registered")
         _REGISTRY[code] = factory
         return factory
 
     return wrap
 
 
+def _discover() -> None:
+    import_modules(__name__.rsplit(".", 1)[0], first=("local",), skip=("registry",))
+
+
 def executor_codes() -> list[str]:
-    return sorted(EXECUTOR_MODULES)
+    _discover()
+    return sorted(_REGISTRY)
 
 
 def make_executor(code: str, options: ExecutorOptions | None = None) -> Executor:
     """The executor registered under ``code``; unknown codes are one line naming the known ones."""
-    module = EXECUTOR_MODULES.get(code)
-    if module is None:
+    _discover()
+    factory = _REGISTRY.get(code)
+    if factory is None:
         known = ", ".join(executor_codes())
         raise SchemaRouterError(f"--executor {code!r}: unknown executor; known: {known}")
-    importlib.import_module(module)
-    return _REGISTRY[code](options or ExecutorOptions())
+    return factory(options or ExecutorOptions())

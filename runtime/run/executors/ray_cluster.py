@@ -34,10 +34,10 @@ from typing import Any
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
-from schemarouter.runtime.run.executor_registry import ExecutorOptions, register_executor
+from schemarouter.runtime.run.executors.ray_cache import CacheOwner
+from schemarouter.runtime.run.executors.ray_worker import EpisodeWorker, WorkerResult
+from schemarouter.runtime.run.executors.registry import ExecutorOptions, register_executor
 from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback, Sink, failure
-from schemarouter.runtime.run.ray_cache import CacheOwner
-from schemarouter.runtime.run.ray_worker import EpisodeWorker, WorkerResult
 from schemarouter.runtime.run.scope import EpisodeKey
 from schemarouter.runtime.run.store import EpisodeStore
 
