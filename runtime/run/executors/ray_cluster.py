@@ -236,5 +236,7 @@ class _Driver:
         for owner in self.owners.values():
             try:
                 self.ray.get(owner.close.remote())
+            except self.ray.exceptions.RayError:
+                pass  # the owner died: SQLite kept every committed write, and the run's outcome stands
             finally:
                 self.ray.kill(owner, no_restart=True)
