@@ -68,6 +68,25 @@ def test_without_ray_the_ray_executor_is_one_line_with_the_install_command(
         make_executor("ray", ExecutorOptions())
 
 
+def test_without_ray_sr_run_refuses_before_making_a_run_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+
+    def find_spec(name: str, *args: object) -> object:
+        return None if name == "ray" else real_find_spec(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    result = CliRunner().invoke(app, ["--project-dir", str(tmp_path), "run", "--executor", "ray"])
+    assert result.exit_code == 1
+    assert (
+        result.output.strip() == "--executor ray needs Ray, which is not installed: pip install -e '.[ray]'"
+    )
+    assert not (tmp_path / "runs").exists()
+
+
 def test_the_runtime_and_the_cli_never_import_ray_unless_it_is_chosen() -> None:
     code = (
         "import sys\n"

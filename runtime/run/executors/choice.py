@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.run.executors.ray_cluster import RAY_MISSING
 from schemarouter.runtime.run.executors.registry import ExecutorOptions, executor_codes
 
 
@@ -15,4 +18,6 @@ def executor_choice(executor: str, ray_address: str | None) -> ExecutorOptions:
         raise SchemaRouterError("--ray-address is an option of --executor ray")
     if ray_address is not None and not ray_address.strip():
         raise SchemaRouterError("--ray-address '': names no cluster; leave it out to start a local Ray")
+    if executor == "ray" and importlib.util.find_spec("ray") is None:  # before a run directory is made
+        raise SchemaRouterError(RAY_MISSING)
     return ExecutorOptions(ray_address=ray_address)

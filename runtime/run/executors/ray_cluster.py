@@ -41,7 +41,7 @@ from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback
 from schemarouter.runtime.run.scope import EpisodeKey
 from schemarouter.runtime.run.store import EpisodeStore
 
-RAY_EXTRA = "pip install -e '.[ray]'"
+RAY_MISSING = "--executor ray needs Ray, which is not installed: pip install -e '.[ray]'"
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024 * 1024  # results are small; Ray's default is 30% of the RAM
 MAX_ATTEMPTS = 3  # an episode whose worker died this often is left to --resume
 BATCHES_PER_ACTOR = 2
@@ -52,7 +52,7 @@ def import_ray() -> Any:
     try:
         return importlib.import_module("ray")
     except ImportError:
-        raise SchemaRouterError(f"--executor ray needs Ray, which is not installed: {RAY_EXTRA}") from None
+        raise SchemaRouterError(RAY_MISSING) from None
 
 
 @register_executor("ray")
