@@ -38,9 +38,15 @@ class SlowEngine:
     """The real engine, sleeping ``sleep_s`` before each episode (room to kill something mid-run)."""
 
     sleep_s: float
+    load_log: str | None = None  # one line per load: the loading process's pid and its catalogs
     inner: EngineAdapter = field(default_factory=EngineAdapter)
 
     def load(self, setup: EngineSetup) -> LoadedEngine:
+        if self.load_log is not None:
+            import os
+
+            with open(self.load_log, "a", encoding="utf-8") as log:
+                log.write(f"{os.getpid()} {','.join(map(str, setup.catalog_sizes))}\n")
         return self.inner.load(setup)
 
     def metrics_audit(self, setup: EngineSetup) -> Any:

@@ -140,10 +140,13 @@ def test_a_worker_killed_mid_run_has_its_episodes_retried(
         workers=2,
         plots=False,
         run_dir=run_dir,
-        engine=SlowEngine(sleep_s=0.03),
+        engine=SlowEngine(sleep_s=0.03, load_log=str(tmp_path / "loads.log")),
         **SUBSET,
     )
     killer.join()
+    loads = (tmp_path / "loads.log").read_text().split("\n")[:-1]
+    assert len(loads) == len(set(loads))  # each worker loads the engine once per catalog, one catalog each
+    assert {line.split()[1] for line in loads} == {"100", "250"}
     assert killed, "the run finished before a worker could be killed"
     assert outcome.exit_code == 0  # terminal in the same session: the lost episodes ran again
     lost = [e for e in events(run_dir) if e["kind"] == "worker_lost"]
