@@ -223,7 +223,7 @@ def _setup(
         catalog_sizes=manifest.scope.catalogs,
         agent=manifest.agent.name,
         agent_options=tuple(sorted((k, v) for k, v in options.items() if v is not None)),
-        experiment=paths.experiment,
+        catalogs_dir=paths.catalogs_dir,
         surface_file=None if chosen.file is None else str(chosen.file),
     )
 
