@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.surface_group import surface_app
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+
+if TYPE_CHECKING:  # rich is imported where it is used, so `sr --help` does not load it
+    from rich.console import Console
 
 
 def run_generate(*, project: ProjectPaths, check: bool) -> tuple[list[str], bool]:
@@ -75,6 +76,8 @@ def generate_command(
 
 def print_surface_stats(*, project: ProjectPaths, console: Console, surface_file: Path | None = None) -> None:
     """Rich tables: the surface per stratum x language, and the catalogs per size."""
+    from rich.table import Table
+
     from schemarouter.compiler.generate.stats import catalog_stats, load_stats
 
     rows = sorted(load_stats(project.catalogs_dir, surface_file), key=lambda r: (r.code, r.language))
@@ -142,6 +145,8 @@ def surface_stats_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Counts of the frozen surface per stratum x language: plan lengths, distractors, hazards, grants."""
+    from rich.console import Console
+
     from schemarouter.application.surfaces import choose_surface
     from schemarouter.runtime.report.console import pilot_line
 
