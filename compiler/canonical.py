@@ -25,6 +25,7 @@ import rfc8785
 
 from schemarouter.compiler.json_loader import parse_json_strict
 from schemarouter.compiler.yaml_loader import load_yaml_text
+from schemarouter.jcs import dumps as jcs_dumps
 from schemarouter.runtime.spec_model import Digest, FileDigest
 from schemarouter.safe_json import JsonTextError, decode_utf8
 
@@ -34,7 +35,7 @@ ITEM_DIGEST_LENGTH = 16
 
 def jcs(data: Any) -> bytes:
     """RFC 8785 canonical JSON of ``data``."""
-    return rfc8785.dumps(data)
+    return jcs_dumps(data)
 
 
 def sha256_hex(data: bytes) -> str:
