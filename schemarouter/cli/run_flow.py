@@ -96,6 +96,7 @@ def run_experiment(
 ) -> RunOutcome:
     """Compile (unless ``compiled`` is given: the project's spec compiled moments ago), execute the
     run's missing episodes, and score it when it is terminal."""
+    from schemarouter.application.compiled import compiled_for_run
     from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
 
     console = console or make_console()
@@ -109,7 +110,7 @@ def run_experiment(
             "--resume --run-dir continues that directory's own agent, scope, shard and surface; "
             "drop --agent/--conditions/--catalogs/--tasks/--shard/--surface/--surface-file"
         )
-    compiled = compiled or compile_project(paths)
+    compiled = compiled or compiled_for_run(paths).spec
     if resuming_dir:
         assert run_dir is not None
         previous = read_manifest(run_dir)
