@@ -49,9 +49,7 @@ def compile_project(
     from schemarouter.compiler import compiled_record
 
     # The bytes compiled from, taken before reading them: a file edited meanwhile is a mismatch later.
-    recorded = (
-        compiled_record.source_bytes_digests(paths) if write_manifest and paths.lock_file.is_file() else None
-    )
+    recorded = compiled_record.sources_if_readable(paths) if write_manifest else None
     validated = validate_project(paths)
     lock = read_lock(paths.lock_file)
     if lock is None:

@@ -68,6 +68,17 @@ def source_bytes_digests(paths: ProjectPaths) -> dict[str, str]:
     return found
 
 
+def sources_if_readable(paths: ProjectPaths) -> dict[str, str] | None:
+    """``source_bytes_digests``, or None without a lock or when the files cannot be listed or read
+    (the compile then reports why, in its own order: validation first)."""
+    if not paths.lock_file.is_file():
+        return None
+    try:
+        return source_bytes_digests(paths)
+    except (SchemaRouterError, OSError):
+        return None
+
+
 def write_record(paths: ProjectPaths, sources: dict[str, str]) -> None:
     """Record what the compiled.json just written was compiled from (``sources``: taken before)."""
     record = {
