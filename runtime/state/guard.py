@@ -186,6 +186,11 @@ def install_from_compiled(compiled: Any) -> StateGuard:
     return install_guard(GuardVocabulary.from_compiled(compiled))
 
 
+def installed_guard() -> StateGuard | None:
+    """The guard install_guard made active, or None (active_guard raises instead)."""
+    return _active
+
+
 def active_guard() -> StateGuard:
     if _active is None:
         raise ContractViolation(
