@@ -7,6 +7,7 @@ check). A compile writes the file and its record again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from schemarouter.compiler import compile_project
@@ -21,9 +22,12 @@ class CompiledForRun:
     reused: bool  # True: build/<id>/compiled.json was current and was read, not compiled again
 
 
-def compiled_for_run(paths: ProjectPaths) -> CompiledForRun:
-    """The current compiled spec, reusing build/<id>/compiled.json when nothing it came from changed."""
+def compiled_for_run(
+    paths: ProjectPaths, *, compile: Callable[[ProjectPaths], CompiledSpec] = compile_project
+) -> CompiledForRun:
+    """The current compiled spec, reusing build/<id>/compiled.json when nothing it came from changed
+    (else ``compile``, which writes the file and its record)."""
     reused = reuse_compiled(paths)
     if reused is not None:
         return CompiledForRun(reused, reused=True)
-    return CompiledForRun(compile_project(paths), reused=False)
+    return CompiledForRun(compile(paths), reused=False)

@@ -21,6 +21,7 @@ from rich.console import Console
 
 from schemarouter.application.compiled import compiled_for_run
 from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
+from schemarouter.compiler import compile_project
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.console import make_console, pilot_line, print_verdict
@@ -120,7 +121,8 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     """Compile (unless ``deps.compiled``), execute the run's missing episodes, score it when terminal."""
     console = deps.console or make_console()
     _check(request)
-    compiled = deps.compiled or compiled_for_run(paths).spec  # build/compiled.json when current
+    # build/compiled.json when it is current; else compile_project (looked up here, so tests may swap it).
+    compiled = deps.compiled or compiled_for_run(paths, compile=compile_project).spec
     previous = read_manifest(request.run_dir) if request.resume and request.run_dir is not None else None
     chosen = _surface(paths, request, previous)
     if compiled.draft and not request.allow_draft and chosen.pilot is None:
