@@ -26,12 +26,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
-import rfc8785
 from pydantic import AwareDatetime, Field, ValidationError
 
 from schemarouter import safe_json
 from schemarouter.atomic_write import write_text_atomic
 from schemarouter.errors import SchemaRouterError
+from schemarouter.jcs import dumps as jcs_dumps
 from schemarouter.runtime.spec_model._base import FrozenModel
 from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
 
@@ -143,7 +143,7 @@ class FreezeLock(FrozenModel):
 def content_digest(data: dict[str, Any]) -> Digest:
     """The lock digest of lock data (DIGEST_RULE)."""
     body = {k: v for k, v in data.items() if k != "lock_digest"}
-    return Digest(algorithm="sha256", digest=hashlib.sha256(rfc8785.dumps(body)).hexdigest())
+    return Digest(algorithm="sha256", digest=hashlib.sha256(jcs_dumps(body)).hexdigest())
 
 
 def read_lock_data(path: Path, *, display: str) -> dict[str, Any] | None:

@@ -1,4 +1,4 @@
-"""`sr run`: compile, execute the run's missing episodes, and score it when it is terminal.
+"""`sr run`: compile (or reuse a current build/compiled.json), execute the missing episodes, score.
 
 ``sr run`` on a draft (no spec/freeze.lock) is refused unless ``allow_draft``: a draft run can never be
 scored, so executing 2,700 episodes by accident would be wasted; with it, the run stops before scoring.
@@ -19,6 +19,7 @@ from typing import Any
 
 from rich.console import Console
 
+from schemarouter.application.compiled import compiled_for_run
 from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
 from schemarouter.compiler import compile_project
 from schemarouter.errors import SchemaRouterError
@@ -125,7 +126,8 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     """Compile (unless ``deps.compiled``), execute the run's missing episodes, score it when terminal."""
     console = deps.console or make_console()
     _check(request)
-    compiled = deps.compiled or compile_project(paths)
+    # build/compiled.json when it is current; else compile_project (looked up here, so tests may swap it).
+    compiled = deps.compiled or compiled_for_run(paths, compile=compile_project).spec
     previous = read_manifest(request.run_dir) if request.resume and request.run_dir is not None else None
     chosen = _surface(paths, request, previous)
     if compiled.draft and not request.allow_draft and chosen.pilot is None:

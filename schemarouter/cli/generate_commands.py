@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.surface_group import surface_app
@@ -42,6 +41,8 @@ def surface_stats_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Counts of the frozen surface per stratum x language: plan lengths, distractors, hazards, grants."""
+    from rich.console import Console  # imported here, so `sr --help` does not load rich's console
+
     from schemarouter.application.generation import print_surface_stats
     from schemarouter.application.surfaces import choose_surface
     from schemarouter.runtime.report.console import pilot_line

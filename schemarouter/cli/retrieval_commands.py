@@ -7,32 +7,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
-from schemarouter.application.retrieval_io import (
-    bench_queries,
-    catalog_seed,
-    compiled_experiment,
-    project_catalog,
-    project_retriever_spec,
-    recall_tasks,
-)
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.cli.surface_group import surface_app
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.console import make_console
-from schemarouter.runtime.retrieval.bench import CorpusBench, Timing, bench_corpus
-from schemarouter.runtime.retrieval.call import RetrievalCall
-from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.recall import RecallCell, TaskRecall, aggregate, task_recalls
-from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
-from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
-from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
+
+# The runtime and rich are imported where they are used, so `sr --help` does not load them.
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from schemarouter.runtime.retrieval.bench import CorpusBench, Timing
+    from schemarouter.runtime.retrieval.call import RetrievalCall
+    from schemarouter.runtime.retrieval.recall import RecallCell, TaskRecall
 
 SpecOption = Annotated[
     Path | None,
@@ -53,6 +43,15 @@ def retrieve(
     spec: Path | None,
 ) -> RetrievalCall:
     """Rank one query (with a state file: the state-aware composition) over one catalog."""
+    from schemarouter.application.retrieval_io import (
+        compiled_experiment,
+        project_catalog,
+        project_retriever_spec,
+    )
+    from schemarouter.runtime.retrieval.index import RetrievalIndex
+    from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
+    from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
+
     catalog = project_catalog(project, catalog_size)
     if state_file is not None:
         compiled_experiment(project)  # installs the experiment's state contract for the guard
@@ -73,6 +72,10 @@ def surface_recall(
     surface_file: Path | None = None,
 ) -> list[TaskRecall]:
     """Static top-k recall of every task's required routes, at each catalog size."""
+    from schemarouter.application.retrieval_io import project_catalog, project_retriever_spec, recall_tasks
+    from schemarouter.runtime.retrieval.index import RetrievalIndex
+    from schemarouter.runtime.retrieval.recall import task_recalls
+
     retriever_spec = project_retriever_spec(project, spec)
     tasks = recall_tasks(project, surface_file)
     results: list[TaskRecall] = []
@@ -92,6 +95,16 @@ def bench_retrieval(
 ) -> list[CorpusBench]:
     """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones
     (``surface_file``: the queries of a pilot surface)."""
+    from schemarouter.application.retrieval_io import (
+        bench_queries,
+        catalog_seed,
+        compiled_experiment,
+        project_catalog,
+    )
+    from schemarouter.runtime.retrieval.bench import bench_corpus
+    from schemarouter.runtime.retrieval.spec import RetrieverSpec
+    from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
+
     compiled = compiled_experiment(project)  # compiled once: the retriever spec and the seed
     retriever_spec = RetrieverSpec.from_compiled(compiled)
     largest = project_catalog(project, 500)
@@ -133,6 +146,10 @@ def retrieve_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Show the ranking of a query (or of a query plus observable state), with scores."""
+    from rich.table import Table
+
+    from schemarouter.runtime.report.console import make_console
+
     call = retrieve(
         project=paths(ctx, experiment),
         catalog_size=catalog,
@@ -168,7 +185,8 @@ def surface_recall_command(
 ) -> None:
     """Static top-k recall of the required routes for the original queries (a fact about the surface)."""
     from schemarouter.application.surfaces import choose_surface
-    from schemarouter.runtime.report.console import pilot_line
+    from schemarouter.runtime.report.console import make_console, pilot_line
+    from schemarouter.runtime.retrieval.recall import aggregate
 
     sizes = _sizes(catalogs, "--catalogs")
     project = paths(ctx, experiment)
@@ -214,7 +232,7 @@ def bench_retrieval_command(
 ) -> None:
     """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s."""
     from schemarouter.application.surfaces import choose_surface
-    from schemarouter.runtime.report.console import pilot_line
+    from schemarouter.runtime.report.console import make_console, pilot_line
 
     sizes = _sizes(synthetic, "--synthetic")
     project = paths(ctx, experiment)
@@ -246,6 +264,8 @@ def _sizes(text: str, option: str) -> list[int]:
 
 
 def _recall_table(title: str, cells: Sequence[RecallCell]) -> Table:
+    from rich.table import Table
+
     table = Table(title=title)
     for column in (
         "catalog",
@@ -279,6 +299,8 @@ def _ratio(a: Timing | None, b: Timing | None) -> str:
 
 
 def _bench_table(rows: Sequence[CorpusBench]) -> Table:
+    from rich.table import Table
+
     table = Table(title="retrieval speed: p50 / p95 µs per query; ratios of p50")
     columns = (
         "corpus",
