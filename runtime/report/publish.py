@@ -19,6 +19,8 @@ from typing import Any
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.diagnostics.source import Diagnoser, episode_source
+from schemarouter.runtime.report.html import write_html
 from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
 from schemarouter.runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
 from schemarouter.runtime.run import jsonio
@@ -51,6 +53,8 @@ def score_and_publish(
     drawing = PlotJob(out_dir, spec) if plots else None  # its children import matplotlib meanwhile
     try:
         lock = read_lock(paths.lock_file, display=paths.lock_display)
+        source = episode_source(audit)
+        diagnoser = Diagnoser(source, compiled) if source is not None else None
         result = score_result_set(
             load_result_set(run_dirs),
             spec=spec,
@@ -58,8 +62,11 @@ def score_and_publish(
             out_dir=out_dir,
             audit=audit,
             on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
+            diagnose=diagnoser,
         )
         render_report(out_dir, spec, plots=False, lineage=lineage_of(compiled))
+        if diagnoser is not None and diagnoser.result is not None:
+            write_html(out_dir, result.report, diagnoser.result.facts, diagnoser.traces, spec=spec)
     except BaseException:
         if drawing is not None:
             drawing.cancel()
