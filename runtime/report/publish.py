@@ -108,8 +108,8 @@ def draw_plots(out_dir: Path, spec: ScoringSpec, only: Collection[str] | None = 
     )
 
 
-# The heat map takes about as long as the other two together: two children share the drawing.
-_SHARES = ((PLOT_FILES[1],), (PLOT_FILES[0], PLOT_FILES[2]))
+# The heat maps take about as long as the other two together: two children share the drawing.
+_SHARES = ((PLOT_FILES[1], PLOT_FILES[3]), (PLOT_FILES[0], PLOT_FILES[2]))
 
 
 class PlotJob:
@@ -169,7 +169,9 @@ class PlotJob:
                 f"{self.out_dir}: drawing the plots failed (exit code {failed[0]}); "
                 "report.json and report.md are written"
             )
-        return [self.out_dir / name for name in PLOT_FILES]
+        return [self.out_dir / name for name in PLOT_FILES] + [
+            (self.out_dir / name).with_suffix(".svg") for name in PLOT_FILES
+        ]
 
 
 def start_plots(out_dir: Path, compiled: Any) -> PlotJob:
