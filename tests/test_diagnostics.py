@@ -274,3 +274,45 @@ def test_every_figure_is_svg_beside_png_and_its_labels_fit(scored: dict[str, Any
         width, height = fig.get_size_inches()
         assert tight.x0 >= -0.01 and tight.y0 >= -0.01, (name, tight)
         assert tight.x1 <= width + 0.01 and tight.y1 <= height + 0.01, (name, tight, width, height)
+
+
+def test_each_primary_cause_holds_and_no_earlier_one_does(scored: dict[str, Any]) -> None:
+    from schemarouter.runtime.engine.metrics import executed_calls_from_turns
+    from schemarouter.runtime.engine.trace import read_trace
+    from schemarouter.runtime.run.scope import EpisodeKey
+    from schemarouter.runtime.run.store import EpisodeStore
+    from schemarouter.runtime.surface import load_surface
+    from schemarouter.runtime.surface.plan import next_required_route
+
+    tasks = {t.task_id: t for t in load_surface(scored["paths"].catalogs_dir)}
+    seen = set()
+    with EpisodeStore(scored["run_dir"], readonly=True) as store:
+        for task_id, condition, catalog, cause in scored["report"]["diagnostics"]["failed_episodes"]:
+            trace = read_trace(store.read_trace(EpisodeKey(task_id, condition, catalog)) or "")
+            assert not trace.passed
+            executed = [c for _, c in executed_calls_from_turns(list(trace.turns))]
+            needed = next_required_route(tasks[task_id], executed)
+            reasons = {(t.audit or {}).get("reason") for t in trace.turns}
+            shown = [needed in trace.exposed_route_ids(t) for t in trace.turns]
+            called = any(
+                t.result is not None and t.result.route_id == needed and t.result.status != "blocked"
+                for t in trace.turns
+            )
+            holds = {
+                "destructive_denied": "UNAUTHORIZED_DESTRUCTIVE" in reasons,
+                "arguments_blocked": needed is not None
+                and any(
+                    (t.audit or {}).get("route_id") == needed
+                    and (t.audit or {}).get("reason") == "INVALID_ARGUMENTS"
+                    for t in trace.turns
+                ),
+                "never_exposed": needed is not None and not any(shown),
+                "evicted_by_refresh": needed is not None and any(shown) and not called and not shown[-1],
+                "exposed_not_called": needed is not None and shown[-1] and not called,
+                "budget_exhausted": trace.ended_by in ("max_turns", "no_progress"),
+                "wrong_or_missing_answer": True,
+            }
+            earlier = CAUSE_IDS[: CAUSE_IDS.index(cause)]
+            assert holds[cause] and not any(holds[c] for c in earlier), (task_id, condition, catalog, cause)
+            seen.add(cause)
+    assert {"never_exposed", "evicted_by_refresh", "arguments_blocked"} <= seen

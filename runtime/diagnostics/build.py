@@ -131,6 +131,8 @@ def _recall(
     return {
         "metric": RECALL_METRIC,
         "transitions": list(TRANSITIONS),
+        "strata": strata,
+        "languages": languages,
         "definition": "Recall@5 at decision points (ratio of sums over tasks), split by the result status "
         "of the tool turn just before the decision point (ok, error, blocked by the gate), by stratum and "
         "by language; intervals from the experiment's bootstrap (the scoring's own resamples)",

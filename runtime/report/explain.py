@@ -43,8 +43,11 @@ def diagnostics_tables(
                 rows,
             )
         )
-        for part, title in (("stratum", "stratum"), ("language", "language")):
-            keys = list(recall[ranked[0]][catalogs[0]][part]) if catalogs else []
+        section = diag["recall_by_transition"]
+        for part, order in (("stratum", "strata"), ("language", "languages")):
+            title = part
+            present = recall[ranked[0]][catalogs[0]][part] if catalogs else {}
+            keys = [k for k in section.get(order, sorted(present)) if k in present]
             rows = [
                 [k, c, *(_with_n(recall[c][k][part][key], report) for key in keys)]
                 for k in catalogs
