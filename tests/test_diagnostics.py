@@ -91,6 +91,9 @@ def test_report_json_version_2_matches_its_schema(scored: dict[str, Any]) -> Non
     for cell in anatomy["SR-5-STATE-AWARE"].values():
         assert cell["slots"] == 5 * cell["refreshes"]
         assert all(0 <= cell["counts"][k] <= cell["slots"] for k in cell["counts"])
+        assert cell["counts"]["key_names_only"] <= cell["counts"]["key_names_decisive"]
+    for by_catalog in report["diagnostics"]["failure_taxonomy"]["by_condition"].values():
+        assert all(0 <= c["refresh_dropped_required"] <= c["failures"] for c in by_catalog.values())
 
 
 def test_sr_explain_prints_the_breakdowns_and_refuses_unknown_filters(scored: dict[str, Any]) -> None:
@@ -210,6 +213,7 @@ def test_report_html_in_headless_chromium(scored: dict[str, Any]) -> None:
             for label in ("exposure", "retrieval calls", "decision", "gate audit", "result", "state after"):
                 assert label in first_turn
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.evaluate("document.getElementById('episode-head').scrollIntoView()")
             page.screenshot(path=str(ARTIFACTS / "report_html_episode.png"), full_page=False)
         finally:
             browser.close()

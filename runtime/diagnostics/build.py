@@ -163,7 +163,7 @@ def _taxonomy(facts: Sequence[EpisodeFacts], conditions: list[str], catalogs: li
     }
 
 
-SLOT_KINDS = ("executed", "twin", "key_names_only", "needed")
+SLOT_KINDS = ("executed", "twin", "key_names_only", "key_names_decisive", "needed")
 
 
 def _refresh_anatomy(
@@ -179,14 +179,17 @@ def _refresh_anatomy(
                     continue
                 for call in f.refreshes:
                     refreshes += 1
-                    unmatched = probe.matched_without_keys(catalog, call.text) if probe else None
+                    keyless = probe.ranking_without_keys(catalog, call.text) if probe else None
+                    matched = frozenset(keyless or ())
+                    top = frozenset((keyless or ())[: len(call.slots)])
                     for slot in call.slots:
                         slots += 1
                         counts["executed"] += slot.executed
                         counts["twin"] += slot.twin
                         counts["needed"] += slot.needed
-                        if unmatched is not None and slot.route_id not in unmatched:
-                            counts["key_names_only"] += 1
+                        if keyless is not None:
+                            counts["key_names_only"] += slot.route_id not in matched
+                            counts["key_names_decisive"] += slot.route_id not in top
             if refreshes == 0:
                 continue
             by_condition.setdefault(condition, {})[str(catalog)] = {
@@ -196,12 +199,15 @@ def _refresh_anatomy(
                 "shares": {k: (round(v / slots, 4) if slots else None) for k, v in counts.items()},
             }
     return {
+        "kinds": list(SLOT_KINDS),
         "slot_kinds": {
             "executed": "the route was already executed earlier in the episode",
             "twin": "a version twin (same capability, side effect and semantic signature) of another "
             "route in the slots or of an executed route",
             "key_names_only": "the route matched the call only through the state JSON's key names (the "
             "same text without them does not match it)",
+            "key_names_decisive": "the route holds its slot because of the key names: the same text "
+            "without them ranks it below k (includes key_names_only)",
             "needed": "the route is the next required one (what the refresh should bring)",
         },
         "note": "kinds overlap: each share is of all refresh slots (state-aware refreshes after turn 1)"

@@ -3,8 +3,10 @@
 A state-aware call retrieves with ``query + "\\n" + state JSON``. The same text with the JSON's key
 names taken out (the query and every scalar value kept, in order) is searched on the same index: a
 route of the refresh's top k that this search does not match at all (no term in common) matched the
-call only through the key names (``executed_route_ids``, ``last_error_class``, ...). This queries the
-deterministic retriever on the stored call text; no episode is re-run.
+call only through the key names (``executed_route_ids``, ``last_error_class``, ...). A route of the top
+k that the key-less text ranks below k holds its slot because of the key names (it may match the
+query too, weakly). This queries the deterministic retriever on the stored call text; no episode is
+re-run.
 """
 
 from __future__ import annotations
@@ -50,15 +52,16 @@ class KeyNameProbe:
 
     def __init__(self, indexes: Mapping[int, RetrievalIndex]) -> None:
         self._indexes = indexes
-        self._seen: dict[tuple[int, str], frozenset[str]] = {}
+        self._seen: dict[tuple[int, str], tuple[str, ...]] = {}
 
-    def matched_without_keys(self, catalog: int, text: str) -> frozenset[str] | None:
-        """Routes the call text matches with its key names removed (None: not a state-aware text)."""
+    def ranking_without_keys(self, catalog: int, text: str) -> tuple[str, ...] | None:
+        """Every route the call text matches with its key names removed, in rank order (None: not a
+        state-aware text, or no index for the catalog)."""
         stripped = without_key_names(text)
         index = self._indexes.get(catalog)
         if stripped is None or index is None:
             return None
         key = (catalog, stripped)
         if key not in self._seen:
-            self._seen[key] = frozenset(index.search(stripped, index.size).route_ids)
+            self._seen[key] = index.search(stripped, index.size).route_ids
         return self._seen[key]

@@ -78,6 +78,7 @@ def diagnostics_tables(
         )
     )
     anatomy = diag["refresh_anatomy"]["by_condition"]
+    kinds_order: list[str] = diag["refresh_anatomy"].get("kinds", [])
     rows = []
     for c in conditions:
         for k in catalogs:
@@ -86,10 +87,13 @@ def diagnostics_tables(
                 continue
             rows.append(
                 [c, k, str(cell["refreshes"]), str(cell["slots"])]
-                + [f"{_pct(cell['shares'][kind])} ({cell['counts'][kind]})" for kind in cell["counts"]]
+                + [
+                    f"{_pct(cell['shares'][kind])} ({cell['counts'][kind]})"
+                    for kind in kinds_order or cell["counts"]
+                ]
             )
     if rows:
-        kinds_header = list(next(iter(next(iter(anatomy.values())).values()))["counts"])
+        kinds_header = kinds_order or list(next(iter(next(iter(anatomy.values())).values()))["counts"])
         tables.append(
             (
                 "Refresh anatomy: share of state-aware refresh slots taken by (kinds overlap)",

@@ -121,8 +121,8 @@ def _table_html(table: tuple[str, list[str], list[list[str]]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
     return (
-        f"<h3>{html.escape(title)}</h3><table class='breakdown'><thead><tr>{head}</tr></thead>"
-        f"<tbody>{body}</tbody></table>"
+        f"<h3>{html.escape(title)}</h3><div class='scroll'><table class='breakdown'><thead><tr>{head}</tr>"
+        f"</thead><tbody>{body}</tbody></table></div>"
     )
 
 
