@@ -17,12 +17,18 @@ import os
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.runtime.agents.model_cache import ModelCallCache, SerializedRequest, serialize_request
 from schemarouter.runtime.agents.protocol import AgentView, BadOutput, Decision, FinalAnswer, ToolCall
+from schemarouter.runtime.agents.registry import register_agent
+
+if TYPE_CHECKING:
+    from schemarouter.runtime.agents.catalog_view import AgentCatalog
+    from schemarouter.runtime.surface.model import Task
 
 
 class ModelServerError(RuntimeError):
@@ -233,3 +239,18 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
     # --no-cache opens no cache at all, so not even an empty cache file is written.
     cache = ModelCallCache(Path(cache_path)) if cache_path and not no_cache else None
     return OpenAIAgent(settings=settings, cache=cache, use_cache=not no_cache)
+
+
+_OPENAI_AGENTS: dict[tuple[tuple[str, Any], ...], OpenAIAgent] = {}
+
+
+@register_agent("openai")
+def _openai(
+    *, task: Task, catalog: AgentCatalog, settings: Mapping[str, Any], options: dict[str, Any]
+) -> OpenAIAgent:
+    """One client per process and settings, so its call cache and counters span the whole run."""
+    key = tuple(sorted(options.items()))
+    agent = _OPENAI_AGENTS.get(key)
+    if agent is None:
+        agent = _OPENAI_AGENTS[key] = openai_agent_from(dict(settings), options)
+    return agent

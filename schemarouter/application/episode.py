@@ -1,9 +1,10 @@
-"""Plain functions that join the compiler and the runtime for the CLI (the runtime never imports the
-compiler; this module is where the two meet)."""
+"""`sr episode` and the engine-level commands: one engine loaded from the compiled experiment, and one
+episode run on it (the runtime never imports the compiler; this module is where the two meet)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from schemarouter.compiler import compile_project
@@ -11,6 +12,18 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.agents.openai_agent import ModelServerError
 from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
+
+
+@dataclass(frozen=True)
+class EpisodeRequest:
+    """One episode: a task, a condition (ID or code; default the gate's treatment) and a catalog size."""
+
+    task_id: str
+    condition_id: str | None
+    catalog_size: int
+    agent: str = "reference"
+    tokenizer_path: str | None = None
+    surface_file: Path | None = None
 
 
 def load_engine(
@@ -34,33 +47,25 @@ def load_engine(
     )
 
 
-def run_single_episode(
-    *,
-    paths: ProjectPaths,
-    task_id: str,
-    condition_id: str | None,
-    catalog_size: int,
-    agent: str = "reference",
-    tokenizer_path: str | None = None,
-    surface_file: Path | None = None,
-) -> EpisodeTrace:
+def run_single_episode(paths: ProjectPaths, request: EpisodeRequest) -> EpisodeTrace:
     resources = load_engine(
         paths=paths,
-        catalog_sizes=(catalog_size,),
-        agent=agent,
-        tokenizer_path=tokenizer_path,
-        surface_file=surface_file,
+        catalog_sizes=(request.catalog_size,),
+        agent=request.agent,
+        tokenizer_path=request.tokenizer_path,
+        surface_file=request.surface_file,
     )
-    task = resources.task(task_id)
+    task = resources.task(request.task_id)
     # A condition code (C3) names the condition as it does for `sr run --conditions`.
     by_code = {c.code: c.id for c in resources.compiled.conditions}
+    condition_id = request.condition_id
     condition_id = (
         by_code.get(condition_id, condition_id) if condition_id else resources.compiled.gate.treatment
     )
     resources.condition(condition_id)
     try:
         return run_episode(
-            resources=resources, task=task, condition_id=condition_id, catalog_size=catalog_size
+            resources=resources, task=task, condition_id=condition_id, catalog_size=request.catalog_size
         )
     except ModelServerError as err:
         raise SchemaRouterError(f"{err}; is the model server running at that address?") from None
