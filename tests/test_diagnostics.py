@@ -115,6 +115,17 @@ def test_sr_explain_prints_the_breakdowns_and_refuses_unknown_filters(scored: di
     assert "Traceback" not in bad.output
 
 
+def test_sr_explain_on_a_report_without_diagnostics_says_how_to_get_them(
+    scored: dict[str, Any], tmp_path: Path
+) -> None:
+    old = {k: v for k, v in scored["report"].items() if k not in ("diagnostics", "metric_definitions")}
+    (tmp_path / "report.json").write_text(json.dumps({**old, "report_version": 1}), encoding="utf-8")
+    out = CliRunner().invoke(app, ["explain", str(tmp_path)])
+    assert out.exit_code == 1 and "version 1 holds no diagnostics" in out.output and "sr score" in out.output
+    nothing = CliRunner().invoke(app, ["explain", str(tmp_path / "absent")])
+    assert nothing.exit_code == 1 and "no report.json" in nothing.output
+
+
 def test_compare_with_itself_is_zero_and_with_another_experiment_says_so(scored: dict[str, Any]) -> None:
     report, rows = scored["report"], scored["rows"]
     same = compare_runs(report, rows, report, rows)
@@ -162,16 +173,16 @@ def test_one_task_per_cell_and_undefined_resamples_are_flagged() -> None:
     columns.add("one", [("t0", 1, 2), ("t1", 1, 1), ("t2", 0, 1)])
     (interval,) = columns.intervals(counts, (2.5, 97.5)).values()
     assert interval["ci_low"] == interval["ci_high"] == interval["point"]
-    assert interval["flag"] == "one task per cell: zero width by construction"
-    assert f"{FLAG_MARK} one task per cell" in fmt_interval(interval, {})
+    assert interval["flag"] == "zero width: 1 task/cell"
+    assert f"{FLAG_MARK} zero width: 1 task/cell" in fmt_interval(interval, {})
     # a metric interval of report.json: flagged from the scope's tasks per cell
     smoke = {"scope": {"tasks_per_cell": {"min": 1, "max": 1}}, "bootstrap": {"iterations": 10000}}
     shown = fmt_interval(
         {"point": 0.5909, "ci_low": 0.5909, "ci_high": 0.5909, "undefined_resamples": 0}, smoke
     )
-    assert shown == f"0.5909 [0.5909, 0.5909] {FLAG_MARK} one task per cell: zero width by construction"
+    assert shown == f"0.5909 [0.5909, 0.5909] {FLAG_MARK} zero width: 1 task/cell"
     undefined = {"point": 0.5, "ci_low": 0.1, "ci_high": 0.9, "undefined_resamples": 12}
-    assert "12 of 10,000 resamples undefined" in fmt_interval(undefined, smoke)
+    assert "12/10,000 undefined" in fmt_interval(undefined, smoke)
     honest = {"scope": {"tasks_per_cell": {"min": 6, "max": 6}}, "bootstrap": {"iterations": 10000}}
     assert FLAG_MARK not in fmt_interval({**undefined, "undefined_resamples": 0}, honest)
 

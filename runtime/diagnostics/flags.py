@@ -1,9 +1,9 @@
 """The flag an interval carries wherever it is printed (report.md, the console, sr explain, report.html).
 
-* ``one task per cell: zero width by construction``: every stratum x language cell that contributes
+* ``zero width: 1 task/cell``: every stratum x language cell that contributes
   holds one task, so every resample repeats the sample: the interval has zero width not because the
   estimate is certain but because the bootstrap cannot vary it;
-* ``N of B resamples undefined``: resamples whose denominator sum was 0 (left out of the percentiles);
+* ``N/B undefined``: resamples whose denominator sum was 0 (left out of the percentiles);
 * ``undefined``: no point or no defined resample.
 
 Pure Python (no numpy), so the console can import it cheaply.
@@ -26,9 +26,7 @@ def interval_flag(
         return "undefined"
     notes = []
     if low == high and max_tasks_per_cell is not None and max_tasks_per_cell <= 1:
-        notes.append("one task per cell: zero width by construction")
+        notes.append("zero width: 1 task/cell")
     if undefined:
-        notes.append(
-            f"{undefined:,} of {iterations:,} resamples undefined" if iterations else "resamples undefined"
-        )
+        notes.append(f"{undefined:,}/{iterations:,} undefined" if iterations else "resamples undefined")
     return "; ".join(notes) or None
