@@ -331,3 +331,31 @@ def test_each_primary_cause_holds_and_no_earlier_one_does(scored: dict[str, Any]
             assert holds[cause] and not any(holds[c] for c in earlier), (task_id, condition, catalog, cause)
             seen.add(cause)
     assert {"never_exposed", "evicted_by_refresh", "arguments_blocked"} <= seen
+
+
+def test_a_version_1_trace_gives_the_same_facts(scored: dict[str, Any]) -> None:
+    from schemarouter.runtime.catalog.io import load_catalog
+    from schemarouter.runtime.diagnostics.episode_facts import episode_facts
+    from schemarouter.runtime.engine.trace import read_trace
+    from schemarouter.runtime.run.scope import EpisodeKey
+    from schemarouter.runtime.run.store import EpisodeStore
+    from schemarouter.runtime.surface import load_surface
+
+    paths = scored["paths"]
+    task = {t.task_id: t for t in load_surface(paths.catalogs_dir)}["S3-en-01"]
+    endpoints = load_catalog(paths.catalogs_dir, 100).by_route()
+    with EpisodeStore(scored["run_dir"], readonly=True) as store:
+        stored = json.loads(store.read_trace(EpisodeKey("S3-en-01", "SR-5-STATE-AWARE", 100)) or "{}")
+    v1 = {k: v for k, v in stored.items() if k not in ("catalog_digest", "exposures")}
+    v1["trace_version"] = 1
+    v1["initial_exposure"] = stored["exposures"][stored["initial_exposure"]]
+    v1["turns"] = [
+        {
+            **{k: v for k, v in t.items() if k != "exposure"},
+            "exposed_route_ids": stored["exposures"][t["exposure"]],
+        }
+        for t in stored["turns"]
+    ]
+    new = episode_facts(read_trace(stored), task, endpoints, ranks=True)
+    old = episode_facts(read_trace(v1), task, endpoints, ranks=True)
+    assert new == old and new.points and new.refreshes
