@@ -23,6 +23,8 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from schemarouter.runtime.report.intervals_text import FLAG_MARK, report_flag
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
@@ -119,10 +121,16 @@ def _gate_forest(report: dict[str, Any]) -> Figure:
             if x is not None:
                 ax.plot([x], [y], marker="o", color=color, markersize=7)
         ax.axvline(first["threshold"], color="#24292f", linestyle="--", linewidth=1)
-        ax.set_yticks(range(len(catalogs)), [f"catalog {k}" for k in catalogs])
+        flags = [report_flag(c, report) for c in per_catalog]
+        ax.set_yticks(
+            range(len(catalogs)),
+            [f"catalog {k}{f' {FLAG_MARK}' if f else ''}" for k, f in zip(catalogs, flags, strict=True)],
+        )
         ax.set_ylim(len(catalogs) - 0.4, -0.6)  # first catalog size on top
+        flagged = next((f for f in flags if f), None)
         ax.set_title(
-            f"{code}: {first['title']}  [{first['statistic']} {first['operator']} {first['threshold']:g}]",
+            f"{code}: {first['title']}  [{first['statistic']} {first['operator']} {first['threshold']:g}]"
+            + (f"  {FLAG_MARK} {flagged}" if flagged else ""),
             fontsize=9,
             loc="left",
         )
