@@ -33,8 +33,6 @@ def write_html(
     report: dict[str, Any],
     facts: Sequence[EpisodeFacts],
     traces: Sequence[str | None],
-    *,
-    spec: Any = None,
 ) -> Path:
     path = out_dir / REPORT_HTML_FILE
     jsonio.write_text_atomic(path, render_html(report, facts, traces))

@@ -66,7 +66,7 @@ def score_and_publish(
         )
         render_report(out_dir, spec, plots=False, lineage=lineage_of(compiled))
         if diagnoser is not None and diagnoser.result is not None:
-            write_html(out_dir, result.report, diagnoser.result.facts, diagnoser.traces, spec=spec)
+            write_html(out_dir, result.report, diagnoser.result.facts, diagnoser.traces)
     except BaseException:
         if drawing is not None:
             drawing.cancel()
