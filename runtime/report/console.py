@@ -98,6 +98,7 @@ def status_lines(result_set: ResultSet) -> list[str]:
                 f"{s.finished_at.isoformat() if s.finished_at else 'did not finish'}"
                 f"  committed {s.committed if s.committed is not None else '?'}"
                 f"  events {s.infrastructure_events if s.infrastructure_events is not None else '?'}"
+                + (f"  executor {s.executor}" if s.executor else "")
                 for s in m.sessions
             ),
         ]

@@ -27,6 +27,8 @@ from schemarouter.runtime.report.console import make_console, pilot_line, print_
 from schemarouter.runtime.report.progress import EpisodeProgress
 from schemarouter.runtime.report.publish import score_and_publish
 from schemarouter.runtime.run import EngineAdapter, EngineSetup, EpisodeEngine, load_result_set, read_manifest
+from schemarouter.runtime.run.executors.choice import executor_choice
+from schemarouter.runtime.run.executors.registry import DEFAULT_EXECUTOR
 from schemarouter.runtime.run.manifest import RunManifest
 from schemarouter.runtime.run.request import build_request, resume_request
 from schemarouter.runtime.run.rundir import RunRequest as EpisodePlan
@@ -67,6 +69,9 @@ class RunRequest:
     announce_report: bool = True
     # The agent's identity options (model, decoding) and transport options (base URL, cache path).
     agent_options: Mapping[str, Any] = field(default_factory=dict)
+    # Where the episodes run: a code of runtime/run/executors/, and its options.
+    executor: str = DEFAULT_EXECUTOR
+    ray_address: str | None = None
 
     def scope_options(self) -> tuple[str | Path | None, ...]:
         return (
@@ -136,7 +141,7 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     )
     if compiled.draft and chosen.pilot is None:
         _record_peek(paths, manifest, console)
-    _announce(console, run_dir, manifest, request.workers)
+    _announce(console, run_dir, manifest, request.workers, request.executor)
     engine = deps.engine_or_default()
     setup = _setup(paths, compiled, manifest, request, chosen)
     result = _execute(console, run_dir, manifest, engine, setup, request)
@@ -158,6 +163,7 @@ def _resuming_dir(request: RunRequest) -> bool:
 def _check(request: RunRequest) -> None:
     if not 1 <= request.workers <= MAX_WORKERS:
         raise SchemaRouterError(f"--workers {request.workers}: between 1 and {MAX_WORKERS}")
+    executor_choice(request.executor, request.ray_address)
     if _resuming_dir(request) and any(option is not None for option in request.scope_options()):
         raise SchemaRouterError(
             "--resume --run-dir continues that directory's own agent, scope, shard and surface; "
@@ -190,13 +196,14 @@ def _plan(
     )
 
 
-def _announce(console: Console, run_dir: Path, manifest: RunManifest, workers: int) -> None:
+def _announce(console: Console, run_dir: Path, manifest: RunManifest, workers: int, executor: str) -> None:
     scope = manifest.scope
     console.print(
         f"run [bold]{manifest.run_id}[/] ({run_dir})\n"
         f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks, "
         f"shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
         f"{workers} worker{'s' if workers > 1 else ''}"
+        + (f", executor {executor}" if executor != DEFAULT_EXECUTOR else "")
     )
 
 
@@ -241,6 +248,8 @@ def _execute(
                 max_events=request.max_events,
                 on_start=progress.start,
                 on_progress=progress.advance,
+                executor=request.executor,
+                executor_options=executor_choice(request.executor, request.ray_address),
             )
     except KeyboardInterrupt:
         raise SchemaRouterError(
