@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("schemarouter.runtime.engine",),
     ("schemarouter.runtime.run",),
     ("schemarouter.runtime.scoring",),
-    ("schemarouter.runtime.report",),
+    ("schemarouter.runtime.diagnostics", "schemarouter.runtime.report"),
     ("schemarouter.compiler", "schemarouter.compiler.generate"),
     ("schemarouter.application", "schemarouter.llm_smoke"),
     ("schemarouter.cli",),

@@ -19,6 +19,8 @@ from typing import Any
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.diagnostics.source import Diagnoser, episode_source
+from schemarouter.runtime.report.html import write_html
 from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
 from schemarouter.runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
 from schemarouter.runtime.run import jsonio
@@ -51,6 +53,8 @@ def score_and_publish(
     drawing = PlotJob(out_dir, spec) if plots else None  # its children import matplotlib meanwhile
     try:
         lock = read_lock(paths.lock_file, display=paths.lock_display)
+        source = episode_source(audit)
+        diagnoser = Diagnoser(source, compiled) if source is not None else None
         result = score_result_set(
             load_result_set(run_dirs),
             spec=spec,
@@ -58,8 +62,11 @@ def score_and_publish(
             out_dir=out_dir,
             audit=audit,
             on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
+            diagnose=diagnoser,
         )
         render_report(out_dir, spec, plots=False, lineage=lineage_of(compiled))
+        if diagnoser is not None and diagnoser.result is not None:
+            write_html(out_dir, result.report, diagnoser.result.facts, diagnoser.traces)
     except BaseException:
         if drawing is not None:
             drawing.cancel()
@@ -101,8 +108,8 @@ def draw_plots(out_dir: Path, spec: ScoringSpec, only: Collection[str] | None = 
     )
 
 
-# The heat map takes about as long as the other two together: two children share the drawing.
-_SHARES = ((PLOT_FILES[1],), (PLOT_FILES[0], PLOT_FILES[2]))
+# The heat maps take about as long as the other two together: two children share the drawing.
+_SHARES = ((PLOT_FILES[1], PLOT_FILES[3]), (PLOT_FILES[0], PLOT_FILES[2]))
 
 
 class PlotJob:
@@ -162,7 +169,9 @@ class PlotJob:
                 f"{self.out_dir}: drawing the plots failed (exit code {failed[0]}); "
                 "report.json and report.md are written"
             )
-        return [self.out_dir / name for name in PLOT_FILES]
+        return [self.out_dir / name for name in PLOT_FILES] + [
+            (self.out_dir / name).with_suffix(".svg") for name in PLOT_FILES
+        ]
 
 
 def start_plots(out_dir: Path, compiled: Any) -> PlotJob:
