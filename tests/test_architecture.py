@@ -164,6 +164,11 @@ def test_the_runtime_never_imports_networkx_or_the_compiler() -> None:
     assert _reaches("schemarouter.runtime", "networkx", "schemarouter.compiler") == []
 
 
+def test_the_runtime_knows_no_project_layout() -> None:
+    # Paths are resolved by the application layer and handed in (catalogs_dir, a LockLocation).
+    assert _reaches("schemarouter.runtime", "schemarouter.project", "schemarouter.project_file") == []
+
+
 def test_the_lock_and_a_trace_match_their_schemas(tmp_path: Path) -> None:
     lock = json.loads((REPO / "spec" / "0.14" / "freeze.lock").read_text(encoding="utf-8"))
     assert (

@@ -15,10 +15,8 @@ import sys
 from collections.abc import Callable, Collection
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
 
 from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
 from schemarouter.runtime.diagnostics.source import Diagnoser, episode_source
 from schemarouter.runtime.report.html import write_html
 from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
@@ -29,15 +27,16 @@ from schemarouter.runtime.scoring import ScoreResult, ScoringSpec, score_result_
 from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
 from schemarouter.runtime.scoring.report_json import LATENCY_REPORT_FILE, REPORT_FILE
 from schemarouter.runtime.scoring.score import OutcomeAudit
-from schemarouter.runtime.spec_model import read_lock, record_scoring_started
+from schemarouter.runtime.spec_model import CompiledSpec, read_lock, record_scoring_started
 from schemarouter.runtime.spec_model.identity import Lineage, lineage_of
+from schemarouter.runtime.spec_model.lock import FreezeLock, LockLocation
 
 
 def score_and_publish(
     run_dirs: list[Path],
     *,
-    compiled: Any,
-    paths: ProjectPaths,
+    compiled: CompiledSpec,
+    paths: LockLocation,
     out_dir: Path,
     audit: OutcomeAudit,
     plots: bool = True,
@@ -174,7 +173,7 @@ class PlotJob:
         ]
 
 
-def start_plots(out_dir: Path, compiled: Any) -> PlotJob:
+def start_plots(out_dir: Path, compiled: CompiledSpec) -> PlotJob:
     """Draw the plots of a directory that ``score_and_publish(..., plots=False)`` wrote."""
     job = PlotJob(out_dir, ScoringSpec.from_compiled(compiled))
     job.go()
@@ -194,7 +193,7 @@ def _draw_in_child(
     draw_plots(out_dir, spec, only=share)
 
 
-def _record(paths: ProjectPaths, run_id: str, compiled: Any, lock: Any) -> None:
+def _record(paths: LockLocation, run_id: str, compiled: CompiledSpec, lock: FreezeLock | None) -> None:
     try:
         record_scoring_started(paths, run_id, compiled=compiled)
     except OSError as err:
