@@ -177,3 +177,14 @@ def test_a_bad_query_file_is_one_line_per_problem(files, tmp_path):
         f"{path}:5:69: rank: unknown key (keys: id, query, relevant, state)",
         f"{path}:6:1: not JSON: Expecting value",
     ]
+
+
+def test_the_command_s_defaults_are_the_application_s():
+    from schemarouter.application import retrieval_eval
+    from schemarouter.cli import retrieval_eval_commands as cli
+
+    assert (cli.SEED_NAME, cli.DEFAULT_SEED, cli.DEFAULT_RESAMPLES) == (
+        retrieval_eval.SEED_NAME,
+        retrieval_eval.DEFAULT_SEED,
+        retrieval_eval.DEFAULT_RESAMPLES,
+    )

@@ -170,6 +170,7 @@ def fail(message: str) -> typer.Exit:
 def _register_all() -> None:
     from schemarouter.cli import (  # noqa: F401  (each module registers its commands)
         catalog_commands,
+        diagnostics_commands,
         engine_commands,
         experiment_commands,
         export_commands,

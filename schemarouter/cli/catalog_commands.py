@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.application.catalog_import import import_catalog
 from schemarouter.cli.app import app
 
 catalog_app = typer.Typer(help="Catalogs from your own tools: MCP tools/list, OpenAI tools, OpenAPI 3.")
@@ -29,6 +28,8 @@ def import_command(
     ] = None,
 ) -> None:
     """Turn a tool source into a catalog file (route IDs, semantic IDs, side effects derived where absent)."""
+    from schemarouter.application.catalog_import import import_catalog
+
     result = import_catalog(source_format=source_format, source=source, out=out, domain=domain)
     n = result.catalog.size
     typer.echo(

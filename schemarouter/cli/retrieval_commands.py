@@ -7,34 +7,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from schemarouter.application.retrieval_io import (
-    bench_queries,
-    catalog_seed,
-    compiled_experiment,
-    project_catalog,
-    project_retriever_spec,
-    recall_tasks,
-)
-from schemarouter.atomic_write import check_output_file
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.cli.surface_group import surface_app
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.console import make_console
-from schemarouter.runtime.retrieval.bench import CorpusBench, Timing, bench_corpus
-from schemarouter.runtime.retrieval.call import RetrievalCall
-from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.recall import RecallCell, TaskRecall, aggregate, task_recalls
-from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
-from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
-from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
+
+# The runtime and rich are imported where they are used, so `sr --help` does not load them.
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from schemarouter.runtime.retrieval.bench import CorpusBench, Timing
+    from schemarouter.runtime.retrieval.call import RetrievalCall
+    from schemarouter.runtime.retrieval.recall import RecallCell, TaskRecall
 
 SpecOption = Annotated[
     Path | None,
@@ -55,6 +44,15 @@ def retrieve(
     spec: Path | None,
 ) -> RetrievalCall:
     """Rank one query (with a state file: the state-aware composition) over one catalog."""
+    from schemarouter.application.retrieval_io import (
+        compiled_experiment,
+        project_catalog,
+        project_retriever_spec,
+    )
+    from schemarouter.runtime.retrieval.index import RetrievalIndex
+    from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
+    from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
+
     catalog = project_catalog(project, catalog_size)
     if state_file is not None:
         compiled_experiment(project)  # installs the experiment's state contract for the guard
@@ -75,6 +73,10 @@ def surface_recall(
     surface_file: Path | None = None,
 ) -> list[TaskRecall]:
     """Static top-k recall of every task's required routes, at each catalog size."""
+    from schemarouter.application.retrieval_io import project_catalog, project_retriever_spec, recall_tasks
+    from schemarouter.runtime.retrieval.index import RetrievalIndex
+    from schemarouter.runtime.retrieval.recall import task_recalls
+
     retriever_spec = project_retriever_spec(project, spec)
     tasks = recall_tasks(project, surface_file)
     results: list[TaskRecall] = []
@@ -94,6 +96,16 @@ def bench_retrieval(
 ) -> list[CorpusBench]:
     """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones
     (``surface_file``: the queries of a pilot surface)."""
+    from schemarouter.application.retrieval_io import (
+        bench_queries,
+        catalog_seed,
+        compiled_experiment,
+        project_catalog,
+    )
+    from schemarouter.runtime.retrieval.bench import bench_corpus
+    from schemarouter.runtime.retrieval.spec import RetrieverSpec
+    from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
+
     compiled = compiled_experiment(project)  # compiled once: the retriever spec and the seed
     retriever_spec = RetrieverSpec.from_compiled(compiled)
     largest = project_catalog(project, 500)
@@ -174,6 +186,10 @@ def retrieve_command(
 
 
 def _print_call(call: RetrievalCall) -> None:
+    from rich.table import Table
+
+    from schemarouter.runtime.report.console import make_console
+
     console = make_console()
     table = Table(title=f"catalog {call.catalog_size} · {call.query_kind} · {call.latency_us} µs")
     for column, justify in (("rank", "right"), ("route_id", "left"), ("score", "right")):
@@ -201,7 +217,8 @@ def surface_recall_command(
 ) -> None:
     """Static top-k recall of the required routes for the original queries (a fact about the surface)."""
     from schemarouter.application.surfaces import choose_surface
-    from schemarouter.runtime.report.console import pilot_line
+    from schemarouter.runtime.report.console import make_console, pilot_line
+    from schemarouter.runtime.retrieval.recall import aggregate
 
     sizes = _sizes(catalogs, "--catalogs")
     project = paths(ctx, experiment)
@@ -259,7 +276,7 @@ def bench_retrieval_command(
     """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s; on a
     pilot surface, the retrieval-strategy study too."""
     from schemarouter.application.surfaces import choose_surface
-    from schemarouter.runtime.report.console import pilot_line
+    from schemarouter.runtime.report.console import make_console, pilot_line
 
     sizes = _sizes(synthetic, "--synthetic")
     project = paths(ctx, experiment)
@@ -285,8 +302,12 @@ def bench_retrieval_command(
 def _strategy_study(
     console: Console, project: ProjectPaths, chosen: Any, out: Path | None, repeats: int
 ) -> None:
+    from rich.table import Table
+
     from schemarouter.application.strategy_study import run_study
     from schemarouter.application.strategy_study_md import TABLE_HEADER, table_rows, write_study
+    from schemarouter.atomic_write import check_output_file
+    from schemarouter.errors import SchemaRouterError
 
     command = "sr bench retrieval --surface dev" + (f" --study-out {out}" if out is not None else "")
     try:
@@ -324,6 +345,8 @@ def _sizes(text: str, option: str) -> list[int]:
 
 
 def _recall_table(title: str, cells: Sequence[RecallCell]) -> Table:
+    from rich.table import Table
+
     table = Table(title=title)
     for column in (
         "catalog",
@@ -357,6 +380,8 @@ def _ratio(a: Timing | None, b: Timing | None) -> str:
 
 
 def _bench_table(rows: Sequence[CorpusBench]) -> Table:
+    from rich.table import Table
+
     table = Table(title="retrieval speed: p50 / p95 µs per query; ratios of p50")
     columns = (
         "corpus",

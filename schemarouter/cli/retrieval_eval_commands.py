@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
-from schemarouter.application.retrieval_eval import DEFAULT_RESAMPLES, DEFAULT_SEED, SEED_NAME, EvalReport
 from schemarouter.cli.app import ExperimentOpt, app, paths
-from schemarouter.runtime.report.console import make_console
-from schemarouter.runtime.retrieval.evaluation import METRICS
+
+# The application layer (numpy, Tantivy) and rich are imported where used, so `sr --help` stays light.
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from schemarouter.application.retrieval_eval import EvalReport
+
+# Kept equal to schemarouter.application.retrieval_eval's (tests/test_retrieval_eval.py checks it).
+SEED_NAME = "retrieval_eval.bootstrap"
+DEFAULT_SEED = 20261201
+DEFAULT_RESAMPLES = 10_000
 
 retrieval_app = typer.Typer(help="Retrieval alone, on any catalog: every strategy against judged queries.")
 app.add_typer(retrieval_app, name="retrieval")
@@ -51,6 +58,7 @@ def eval_command(
     """Recall@1/5/10, nDCG@10 and MRR of every retrieval strategy, with 95% bootstrap intervals."""
     from schemarouter.application.retrieval_eval import evaluate_retrieval
     from schemarouter.atomic_write import check_output_file, write_text_atomic
+    from schemarouter.runtime.report.console import make_console
 
     for path, option in ((json_out, "--json"), (markdown_out, "--markdown")):
         if path is not None:
@@ -76,6 +84,10 @@ def eval_command(
 
 
 def _table(report: EvalReport) -> Table:
+    from rich.table import Table
+
+    from schemarouter.runtime.retrieval.evaluation import METRICS
+
     title = (
         f"{report.catalog_file} ({report.queries} queries, {report.queries_with_state} with state); "
         f"mean [95% CI], {report.resamples:,} resamples, seed {SEED_NAME}={report.seed}"
