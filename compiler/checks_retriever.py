@@ -9,7 +9,7 @@ runtime's own reading, checked too so a compile never hands the runtime a spec i
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from pydantic import ValidationError
 
@@ -19,6 +19,12 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.retrieval.strategy import get_strategy, strategy_codes
 
 NAME = "retriever"
+
+PROBLEMS: Final[dict[str, str]] = {
+    "RT101": "strategy.code … is not a registered retrieval strategy",
+    "RT102": "strategy.params do not fit the strategy's parameters",
+    "RT103": "strategy.params names a field … that is not a field of this retriever spec",
+}
 
 
 def check_strategy(view: SpecView) -> Iterator[SpecIssue]:
@@ -33,6 +39,7 @@ def check_strategy(view: SpecView) -> Iterator[SpecIssue]:
             NAME,
             ("strategy", "code"),
             f"{code!r} is not a registered retrieval strategy (known: {', '.join(strategy_codes())})",
+            code="RT101",
         )
         return
     try:
@@ -40,17 +47,18 @@ def check_strategy(view: SpecView) -> Iterator[SpecIssue]:
     except ValidationError as err:
         for e in err.errors(include_url=False):
             loc: tuple[Any, ...] = tuple(e["loc"])
-            yield view.issue(
-                NAME, _deepest(strategy.get("params") or {}, ("strategy", "params"), loc), e["msg"]
-            )
+            where = _deepest(strategy.get("params") or {}, ("strategy", "params"), loc)
+            yield view.issue(NAME, where, e["msg"], code="RT102")
         return
     except SchemaRouterError as err:
-        yield view.issue(NAME, ("strategy", "params"), str(err))
+        yield view.issue(NAME, ("strategy", "params"), str(err), code="RT102")
         return
     fields = {f.get("id") for f in data.get("fields", []) if isinstance(f, dict)}
     for path, value in _field_refs(strategy.get("params") or {}, ("strategy", "params")):
         if value not in fields:
-            yield view.issue(NAME, path, f"{value!r} is not a field of this retriever spec (fields[].id)")
+            yield view.issue(
+                NAME, path, f"{value!r} is not a field of this retriever spec (fields[].id)", code="RT103"
+            )
 
 
 def _field_refs(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:

@@ -14,7 +14,7 @@ BASE = (ROOT / "spec" / "0.14" / "retriever.yaml").read_text(encoding="utf-8")
 
 def _problems(strategy_yaml: str) -> list[str]:
     document = load_yaml_text(BASE + strategy_yaml, file="spec/retriever.yaml")
-    return [str(issue) for issue in check_strategy(SpecView({"retriever": document}))]
+    return [f"{issue} [{issue.code}]" for issue in check_strategy(SpecView({"retriever": document}))]
 
 
 def _line(fragment: str) -> int:
@@ -43,7 +43,7 @@ def test_a_valid_strategy_passes() -> None:
 def test_an_unknown_code_is_one_line_at_the_code() -> None:
     (line,) = _problems(STRATEGY.replace("typed_state", "typed_stat"))
     assert line.startswith(f"spec/retriever.yaml:{_line('code: typed_state')}:9: strategy.code: 'typed_stat'")
-    assert "known: dense, hybrid, text_concat, typed_state" in line
+    assert "known: dense, hybrid, text_concat, typed_state" in line and line.endswith("[RT101]")
 
 
 def test_bad_params_point_at_their_keys() -> None:
@@ -56,11 +56,13 @@ def test_bad_params_point_at_their_keys() -> None:
         for p in problems
     )
     assert any("strategy.params.routes.units.weight" in p for p in problems)
+    assert all(p.endswith("[RT102]") for p in problems)
 
 
 def test_a_route_to_a_field_the_spec_lacks_is_refused() -> None:
     (line,) = _problems(STRATEGY.replace("field: input_units", "field: nowhere"))
     assert "strategy.params.routes.units.field: 'nowhere' is not a field of this retriever spec" in line
+    assert line.endswith("[RT103]")
 
 
 def test_unknown_params_are_refused() -> None:

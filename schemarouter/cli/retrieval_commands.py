@@ -281,6 +281,10 @@ def bench_retrieval_command(
     sizes = _sizes(synthetic, "--synthetic")
     project = paths(ctx, experiment)
     chosen = choose_surface(project, surface=surface, surface_file=surface_file)
+    if study_out is not None:
+        if chosen.pilot is None or not strategies:
+            raise fail("--study-out needs a pilot surface (--surface dev) and --strategies")
+        check_output_file(study_out, option="--study-out")
     rows = bench_retrieval(
         project=project,
         synthetic_sizes=sizes,
@@ -293,8 +297,6 @@ def bench_retrieval_command(
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
     console.print(_bench_table(rows))
     if chosen.pilot is None or not strategies:
-        if study_out is not None:
-            raise fail("--study-out needs a pilot surface (--surface dev) and --strategies")
         return
     _strategy_study(console, project, chosen, study_out, repeats)
 
@@ -310,14 +312,9 @@ def _strategy_study(
     from schemarouter.errors import SchemaRouterError
 
     command = "sr bench retrieval --surface dev" + (f" --study-out {out}" if out is not None else "")
-    try:
-        if out is not None:
-            check_output_file(out, option="--study-out")
-        study = run_study(project, chosen, repeats=repeats, command=command)
-        if out is not None:
-            write_study(study, out)
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    study = run_study(project, chosen, repeats=repeats, command=command)
+    if out is not None:
+        write_study(study, out)
     table = Table(
         title=f"Retrieval strategies on {study.surface}: pooled over catalogs 100/250/500, p50 at 500"
     )
