@@ -122,8 +122,10 @@ class EngineResources:
         tokenizer_path: str | None = None,
         agent_options: Mapping[str, Any] | None = None,
         surface_file: Path | None = None,
+        cache_dir: Path | None = None,
     ) -> EngineResources:
-        """``surface_file``: a pilot surface instead of the experiment's evaluation surface."""
+        """``surface_file``: a pilot surface instead of the experiment's evaluation surface;
+        ``cache_dir``: where strategies may cache derived document data (none: kept in memory)."""
         install_from_compiled(compiled)  # the state boundary enforces this experiment's contract
         retriever_spec = RetrieverSpec.from_compiled(compiled)
         catalogs: dict[int, CatalogResources] = {}
@@ -134,7 +136,7 @@ class EngineResources:
                 retriever_spec,
                 compiled.state_contract,
                 digest=digest,
-                cache_dir=paths.build_dir / "retrieval",
+                cache_dir=cache_dir,
             )
         return cls(
             compiled=compiled,

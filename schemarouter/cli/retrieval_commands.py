@@ -276,6 +276,7 @@ def bench_retrieval_command(
     """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s; on a
     pilot surface, the retrieval-strategy study too."""
     from schemarouter.application.surfaces import choose_surface
+    from schemarouter.atomic_write import check_output_file
     from schemarouter.runtime.report.console import make_console, pilot_line
 
     sizes = _sizes(synthetic, "--synthetic")
@@ -308,8 +309,6 @@ def _strategy_study(
 
     from schemarouter.application.strategy_study import run_study
     from schemarouter.application.strategy_study_md import TABLE_HEADER, table_rows, write_study
-    from schemarouter.atomic_write import check_output_file
-    from schemarouter.errors import SchemaRouterError
 
     command = "sr bench retrieval --surface dev" + (f" --study-out {out}" if out is not None else "")
     study = run_study(project, chosen, repeats=repeats, command=command)
