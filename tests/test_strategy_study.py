@@ -8,12 +8,13 @@ import pytest
 
 from schemarouter.application.retrieval_io import compiled_experiment
 from schemarouter.application.strategy_pilot import (
-    RESEARCH,
+    RESEARCH_POLICY,
     DecisionPoint,
     EpisodeOutcome,
     PilotRun,
     StrategyCatalogs,
     StrategyChoice,
+    condition_with_policy,
     engine_for,
     run_pilot,
 )
@@ -46,17 +47,21 @@ def test_decision_points_are_the_metric_s_and_carry_the_transition() -> None:
     )
     tasks = tasks[::30]
     catalogs = StrategyCatalogs(PATHS, RetrieverSpec.from_compiled(compiled), (100,))
+    research = condition_with_policy(compiled, RESEARCH_POLICY)
     for code in ("text_concat", "typed_state"):
         choice = StrategyChoice(code, {}, code)
         resources = engine_for(compiled, catalogs, choice, tasks)
-        run = run_pilot(resources, choice, tasks, conditions=(RESEARCH,), sizes=(100,))
+        run = run_pilot(resources, choice, tasks, conditions=(research,), sizes=(100,))
         for task in tasks:
-            trace = run_episode(resources=resources, task=task, condition_id=RESEARCH, catalog_size=100)
+            trace = run_episode(resources=resources, task=task, condition_id=research, catalog_size=100)
             points = [p for p in run.points if p.task_id == task.task_id]
             assert len(points) == trace.metrics["recall_decision_points"]
             assert sum(p.hit for p in points) == trace.metrics["recall_hits"]
             assert all(p.transition in ("ok", "error", "blocked") for p in points)
             assert all(p.state_text.startswith('{"executed_route_ids":') for p in points)
+
+
+RESEARCH = "research-condition"
 
 
 def _result(label: str, code: str, hits: int, total: int, p50: float) -> StrategyResult:
@@ -67,7 +72,7 @@ def _result(label: str, code: str, hits: int, total: int, p50: float) -> Strateg
         [EpisodeOutcome(label, RESEARCH, 100, "t", True, False, False)],
         [point] * hits + [miss] * (total - hits),
     )
-    return StrategyResult(run.choice, {}, run, {"state": Timing(p50, 1)})
+    return StrategyResult(run.choice, {}, run, {"state": Timing(p50, 1)}, research=RESEARCH)
 
 
 def test_the_choice_rule() -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.catalog.io import load_catalog_with_digest
 from schemarouter.runtime.engine.episode import run_episode
@@ -38,9 +39,17 @@ from schemarouter.runtime.state.model import ObservableState
 from schemarouter.runtime.surface.model import Task
 from schemarouter.runtime.surface.plan import next_required_route
 
-RESEARCH = "SR-5-STATE-AWARE"
-WIDENING = "SR-PROGRESSIVE-STATIC"
-STATIC = "SR-5-STATIC"
+# The conditions the study compares, found by their exposure policy (the ids are the spec's data).
+RESEARCH_POLICY = "state_refresh"
+WIDENING_POLICY = "progressive_widening"
+
+
+def condition_with_policy(compiled: CompiledSpec, policy: str) -> str:
+    """The id of the one condition whose exposure policy is ``policy``."""
+    ids = [c.id for c in compiled.conditions if c.policy == policy]
+    if len(ids) != 1:
+        raise SchemaRouterError(f"the study needs exactly one condition with policy {policy}, found {ids}")
+    return ids[0]
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ On a pilot surface only (``--surface dev``; the evaluation surface is refused), 
 strategy with its dev-chosen defaults (and the one-at-a-time ablations of the typed reading):
 
 1. static top-5 recall of the original queries (``rank_query``);
-2. full pilot episodes of SR-5-STATE-AWARE and SR-PROGRESSIVE-STATIC with the reference agent, each
+2. full pilot episodes of the state-aware and the progressive-widening condition (found by their
+   exposure policies) with the reference agent, each
    condition retrieving with that strategy: Recall@5 at decision points split by the transition that
    led to them (after ok / error / blocked), task pass and initial-miss recovery;
 3. per-call retrieval latency on the same calls for every strategy (the 180 original queries; the
@@ -30,12 +31,13 @@ from typing import Any
 
 from schemarouter.application.retrieval_io import compiled_experiment
 from schemarouter.application.strategy_pilot import (
-    RESEARCH,
-    WIDENING,
+    RESEARCH_POLICY,
+    WIDENING_POLICY,
     DecisionPoint,
     PilotRun,
     StrategyCatalogs,
     StrategyChoice,
+    condition_with_policy,
     engine_for,
     run_pilot,
 )
@@ -100,12 +102,14 @@ class StrategyResult:
     static_recall: dict[int, tuple[Ratio, Ratio]]  # size -> (route recall, task coverage)
     run: PilotRun
     timing: dict[str, Timing] = field(default_factory=dict)  # original / state (warm) / state_cold
+    research: str = ""  # the state-aware condition's id
+    widening: str = ""  # the progressive-widening condition's id
 
     def points(self, size: int | None = None, transition: str | None = None) -> list[DecisionPoint]:
         return [
             p
             for p in self.run.points
-            if p.condition == RESEARCH
+            if p.condition == self.research
             and (size is None or p.catalog == size)
             and (transition is None or p.transition == transition)
         ]
@@ -149,6 +153,8 @@ class Study:
     chosen: str
     command: str
     sizes: tuple[int, ...] = SIZES
+    research: str = ""
+    widening: str = ""
 
     def result(self, label: str) -> StrategyResult:
         return next(r for r in self.results if r.choice.label == label)
@@ -183,18 +189,24 @@ def run_study(
     say = progress or (lambda _m: None)
     compiled = compiled_experiment(paths)
     tasks = sorted(chosen.tasks(paths), key=lambda t: t.task_id)[:task_limit]
+    roles = (
+        condition_with_policy(compiled, RESEARCH_POLICY),
+        condition_with_policy(compiled, WIDENING_POLICY),
+    )
     spec = RetrieverSpec.from_compiled(compiled)
     catalogs = StrategyCatalogs(paths, spec, sizes)
     results = []
     for choice in default_choices(sorted({"text_concat", *codes}) if codes else None):
         say(f"strategy {choice.label}")
-        results.append(_evaluate(compiled, catalogs, choice, tasks, sizes))
+        results.append(_evaluate(compiled, catalogs, choice, tasks, sizes, roles))
     abl = []
     if ablations:
         for label, params in ABLATIONS:
             say(f"typed_state: {label}")
             abl.append(
-                _evaluate(compiled, catalogs, StrategyChoice("typed_state", params, label), tasks, sizes)
+                _evaluate(
+                    compiled, catalogs, StrategyChoice("typed_state", params, label), tasks, sizes, roles
+                )
             )
     say("timing")
     raw = _time_all(compiled, catalogs, results, tasks, repeats, max(sizes))
@@ -212,6 +224,8 @@ def run_study(
         chosen=choose(results),
         command=command,
         sizes=sizes,
+        research=roles[0],
+        widening=roles[1],
     )
 
 
@@ -221,6 +235,7 @@ def _evaluate(
     choice: StrategyChoice,
     tasks: Sequence[Any],
     sizes: tuple[int, ...],
+    roles: tuple[str, str],
 ) -> StrategyResult:
     get_strategy(choice.code)
     static: dict[int, tuple[Ratio, Ratio]] = {}
@@ -235,8 +250,8 @@ def _evaluate(
             covered += required <= top
         static[size] = (Ratio(found, needed), Ratio(covered, len(tasks)))
     resources = engine_for(compiled, catalogs, choice, tasks)
-    run = run_pilot(resources, choice, tasks, conditions=(RESEARCH, WIDENING), sizes=sizes)
-    return StrategyResult(choice=choice, static_recall=static, run=run)
+    run = run_pilot(resources, choice, tasks, conditions=roles, sizes=sizes)
+    return StrategyResult(choice=choice, static_recall=static, run=run, research=roles[0], widening=roles[1])
 
 
 def choose(results: Sequence[StrategyResult]) -> str:

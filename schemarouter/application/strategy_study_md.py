@@ -10,7 +10,6 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from schemarouter.application.strategy_pilot import RESEARCH, WIDENING
 from schemarouter.application.strategy_study import (
     NEEDS_EXTRA,
     TIE,
@@ -103,7 +102,7 @@ def study_markdown(study: Study) -> str:
         f"{', '.join(map(str, sizes))}. A pilot: no figure here comes from the evaluation surface.",
         "",
         "Every condition of a strategy's pilot retrieves with that strategy (its `rank_query` for the "
-        "original query, `rank_with_state` for the refreshes of SR-5-STATE-AWARE). Latencies are wall "
+        f"original query, `rank_with_state` for the refreshes of {study.research}). Latencies are wall "
         "time on a shared machine and vary between runs; every other figure is deterministic.",
         "",
         "## Strategies",
@@ -135,7 +134,7 @@ def study_markdown(study: Study) -> str:
         ],
     )
 
-    lines += ["## 2. Recall@5 at decision points of SR-5-STATE-AWARE, by transition", ""]
+    lines += [f"## 2. Recall@5 at decision points of {study.research}, by transition", ""]
     lines += [
         "A decision point is a model turn after a tool turn with the task incomplete (the metric "
         "`next_tool_recall_at_5`); its transition is the status of the attempt before it. Each strategy "
@@ -157,15 +156,16 @@ def study_markdown(study: Study) -> str:
 
     lines += ["## 3. Task pass and initial-miss recovery: state-aware refresh vs progressive widening", ""]
     lines += [
-        f"{RESEARCH} against {WIDENING}, both retrieving with the same strategy. Recovery: tasks passed "
+        f"{study.research} against {study.widening}, both retrieving with the same strategy. "
+        "Recovery: tasks passed "
         "among those whose initial top 5 missed a required route.",
         "",
     ]
     rows = []
     for r in study.results:
         for size in (*sizes, None):
-            sa_pass, sa_rec = r.outcome(RESEARCH, size)
-            pw_pass, pw_rec = r.outcome(WIDENING, size)
+            sa_pass, sa_rec = r.outcome(r.research, size)
+            pw_pass, pw_rec = r.outcome(r.widening, size)
             rows.append(
                 (
                     r.choice.label,
@@ -263,7 +263,8 @@ def study_markdown(study: Study) -> str:
         "",
         "### Where a protocol choice caps the result (dev evidence, same inputs replayed)",
         "",
-        "- **Refresh replaces the exposure** (0.14, unchanged here): had the refresh added its top 5 to "
+        "- **Refresh replaces the exposure** (the protocol, unchanged here): had the refresh added its "
+        "top 5 to "
         "the 5 shown before, the next route would have been exposed at the share in *adds*.",
         "- **Five slots per refresh**: the same strategy asked for 10 on the same input, *10 slots*.",
         "- **What a blocked attempt makes observable**: the gate's refusal changes only "
@@ -305,8 +306,8 @@ def study_markdown(study: Study) -> str:
                     "typed_state (all parts)" if r is everything else r.choice.label,
                     *(ratio(r.recall(transition=t)) for t in TRANSITIONS),
                     ratio(r.recall()),
-                    ratio(r.outcome(RESEARCH)[0]),
-                    ratio(r.outcome(WIDENING)[0]),
+                    ratio(r.outcome(r.research)[0]),
+                    ratio(r.outcome(r.widening)[0]),
                 )
                 for r in [everything, *study.ablations]
             ],
