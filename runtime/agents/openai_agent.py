@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from schemarouter.runtime.agents.model_cache import ModelCallCache, SerializedRequest, serialize_request
+from schemarouter.runtime.agents.call_cache import CallCache, open_call_cache
+from schemarouter.runtime.agents.model_cache import SerializedRequest, serialize_request
 from schemarouter.runtime.agents.protocol import AgentView, BadOutput, Decision, FinalAnswer, ToolCall
 from schemarouter.runtime.agents.registry import register_agent
 
@@ -157,7 +158,7 @@ def _parse_constrained(content: str) -> Decision:
 @dataclass
 class OpenAIAgent:
     settings: OpenAISettings
-    cache: ModelCallCache | None = None
+    cache: CallCache | None = None
     use_cache: bool = True  # False: the cache is neither read nor written
     records: list[CallRecord] = field(default_factory=list)
     server_calls: int = 0
@@ -237,7 +238,7 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
     cache_path = merged.get("cache_path")
     no_cache = bool(merged.get("no_cache", False))
     # --no-cache opens no cache at all, so not even an empty cache file is written.
-    cache = ModelCallCache(Path(cache_path)) if cache_path and not no_cache else None
+    cache = open_call_cache(Path(cache_path)) if cache_path and not no_cache else None
     return OpenAIAgent(settings=settings, cache=cache, use_cache=not no_cache)
 
 

@@ -129,7 +129,13 @@ def bench(paths: ProjectPaths, workers: int = 2, deps: RunDeps = NO_DEPS) -> dic
         run_dir, manifest = open_run_dir(
             request, project_root=scratch.root, runs_dir=scratch.runs_dir, run_dir=None, resume=False
         )
-        setup = EngineSetup(scratch.root, compiled, manifest.scope.catalogs, manifest.agent.name)
+        setup = EngineSetup(
+            scratch.root,
+            compiled,
+            manifest.scope.catalogs,
+            manifest.agent.name,
+            catalogs_dir=scratch.catalogs_dir,
+        )
         started = time.perf_counter()
         engine = deps.engine_or_default()
         result = run_session(

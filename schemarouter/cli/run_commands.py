@@ -79,6 +79,20 @@ ConcurrencyOpt = Annotated[
     int | None,
     typer.Option(min=1, help="Episodes in flight against a model server at once (sets --workers)."),
 ]
+ExecutorOpt = Annotated[
+    str,
+    typer.Option(
+        help="Where episodes run: local (this machine's worker processes) or ray (actors on a Ray "
+        "cluster; needs pip install -e '.[ray]')."
+    ),
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="--executor ray: the cluster to join (e.g. 10.0.0.5:6379, or auto for this machine's "
+        "`ray start`). Default: start a local Ray sized to this machine."
+    ),
+]
 RunDirsArg = Annotated[
     list[Path], typer.Argument(help="A run directory, or every shard directory of one run.")
 ]
@@ -110,6 +124,8 @@ def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
         max_events=p["max_events"],
         plots=p["plots"],
         agent_options=options,
+        executor=p["executor"],
+        ray_address=p["ray_address"],
     )
 
 
@@ -134,6 +150,8 @@ def run(
     no_cache: NoCacheOpt = False,
     tokenizer_json: TokenizerOpt = None,
     concurrency: ConcurrencyOpt = None,
+    executor: ExecutorOpt = "local",
+    ray_address: RayAddressOpt = None,
     surface: SurfaceOpt = None,
     surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
