@@ -44,6 +44,7 @@ def load_engine(
         agent=agent,
         tokenizer_path=tokenizer_path,
         surface_file=surface_file,
+        cache_dir=paths.build_dir / "retrieval",
     )
 
 
