@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
 from schemarouter.application.retrieval_io import compiled_experiment, read_retriever_file
 from schemarouter.application.retrieval_queries import JudgedQuery, read_queries
 from schemarouter.application.retrieval_strategies import all_strategies, one_strategy
@@ -185,3 +188,67 @@ def _result(code: str, use: str, rows: list[dict[str, float]], matrix: Any) -> S
         queries=len(rows),
         metrics={m: estimate([r[m] for r in rows], matrix) for m in METRICS},
     )
+
+
+@dataclass(frozen=True)
+class EvalRequest:
+    """`sr retrieval eval`: judged queries over a catalog file; optional JSON and markdown copies."""
+
+    catalog_file: Path
+    queries: Path
+    seed: int = DEFAULT_SEED
+    resamples: int = DEFAULT_RESAMPLES
+    json_out: Path | None = None
+    markdown_out: Path | None = None
+    spec: Path | None = None
+
+
+def show_evaluation(project: ProjectPaths, r: EvalRequest, console: Console) -> EvalReport:
+    """Evaluate, write the requested copies (checked before any work), print the table."""
+    from schemarouter.atomic_write import check_output_file, write_text_atomic
+
+    for path, option in ((r.json_out, "--json"), (r.markdown_out, "--markdown")):
+        if path is not None:
+            check_output_file(path, option=option)
+    report = evaluate_retrieval(
+        project=project, catalog_file=r.catalog_file, queries_file=r.queries, spec=r.spec, seed=r.seed,
+        resamples=r.resamples,
+    )  # fmt: skip
+    if r.json_out is not None:
+        write_text_atomic(r.json_out, report.to_json())
+    if r.markdown_out is not None:
+        write_text_atomic(r.markdown_out, report.to_markdown())
+    console.print(_table(report))
+    for code, why in report.not_built:
+        console.print(f"not built: {code}: {why}", markup=False, highlight=False)
+    if report.queries_with_state == 0:
+        console.print("no query carries a state: research use (query+state) not evaluated", markup=False)
+    return report
+
+
+_HEADERS = {
+    "recall_at_1": "R@1",
+    "recall_at_5": "R@5",
+    "recall_at_10": "R@10",
+    "ndcg_at_10": "nDCG@10",
+    "mrr": "MRR",
+}
+
+
+def _table(report: EvalReport) -> Table:
+    from schemarouter.runtime.retrieval.evaluation import METRICS
+
+    title = (
+        f"{report.catalog_file} ({report.queries} queries, {report.queries_with_state} with state); "
+        f"mean [95% CI], {report.resamples:,} resamples, seed {SEED_NAME}={report.seed}"
+    )
+    table = Table(title=title)
+    table.add_column("strategy")
+    table.add_column("use")
+    table.add_column("queries", justify="right")
+    for metric in METRICS:
+        table.add_column(_HEADERS[metric], justify="right")
+    for r in report.results:
+        cells = [f"{e.mean:.3f} [{e.low:.3f}, {e.high:.3f}]" for e in (r.metrics[m] for m in METRICS)]
+        table.add_row(r.strategy, r.use, str(r.queries), *cells)
+    return table
