@@ -3,13 +3,12 @@ compiler; this module is where the two meet)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from schemarouter.compiler import compile_project
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.agents.openai_agent import ModelServerError
 from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
 
 
@@ -20,6 +19,7 @@ def load_engine(
     agent: str = "reference",
     tokenizer_path: str | None = None,
     surface_file: Path | None = None,
+    agent_options: Mapping[str, Any] | None = None,
 ) -> EngineResources:
     """Compile the specs (verifying the freeze when there is a lock) and build the engine's resources
     (``surface_file``: a pilot surface instead of the evaluation surface)."""
@@ -31,6 +31,7 @@ def load_engine(
         agent=agent,
         tokenizer_path=tokenizer_path,
         surface_file=surface_file,
+        agent_options=agent_options,
     )
 
 
@@ -43,13 +44,17 @@ def run_single_episode(
     agent: str = "reference",
     tokenizer_path: str | None = None,
     surface_file: Path | None = None,
+    agent_options: Mapping[str, Any] | None = None,
 ) -> EpisodeTrace:
+    """One episode; ``agent_options`` are the openai agent's server, cache and model options (as for
+    ``sr run``). A server that cannot be reached is a ``ModelServerError``: one line, exit 1."""
     resources = load_engine(
         paths=paths,
         catalog_sizes=(catalog_size,),
         agent=agent,
         tokenizer_path=tokenizer_path,
         surface_file=surface_file,
+        agent_options=agent_options,
     )
     task = resources.task(task_id)
     # A condition code (C3) names the condition as it does for `sr run --conditions`.
@@ -58,9 +63,4 @@ def run_single_episode(
         by_code.get(condition_id, condition_id) if condition_id else resources.compiled.gate.treatment
     )
     resources.condition(condition_id)
-    try:
-        return run_episode(
-            resources=resources, task=task, condition_id=condition_id, catalog_size=catalog_size
-        )
-    except ModelServerError as err:
-        raise SchemaRouterError(f"{err}; is the model server running at that address?") from None
+    return run_episode(resources=resources, task=task, condition_id=condition_id, catalog_size=catalog_size)

@@ -63,7 +63,10 @@ class EpisodeEngine(Protocol):
 
     def load(self, setup: EngineSetup) -> LoadedEngine: ...
 
-    def run(self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int) -> Any: ...
+    def run(self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int) -> Any:
+        """One episode. A run with ``--epochs N`` > 1 also passes ``epoch=`` (2..N; never 1), which an
+        engine that supports repeated trials accepts as a keyword."""
+        ...
 
     def metrics_audit(self, setup: EngineSetup) -> Callable[[Any], None]:
         """What scoring calls with each stored outcome (trace included): recompute its metrics from the
@@ -98,11 +101,17 @@ class EngineAdapter:
             surface_file=Path(setup.surface_file) if setup.surface_file else None,
         )
 
-    def run(self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int) -> Any:
+    def run(
+        self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int, epoch: int = 1
+    ) -> Any:
         from schemarouter.runtime.engine import run_episode
 
         return run_episode(
-            resources=loaded.resources, task=task, condition_id=condition_id, catalog_size=catalog_size
+            resources=loaded.resources,
+            task=task,
+            condition_id=condition_id,
+            catalog_size=catalog_size,
+            epoch=epoch,
         )
 
 

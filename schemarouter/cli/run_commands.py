@@ -13,6 +13,20 @@ import typer
 
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
+from schemarouter.cli.model_options import (
+    BaseUrlOpt,
+    ConstrainedOpt,
+    MaxTokensOpt,
+    ModelCacheOpt,
+    ModelOpt,
+    NoCacheOpt,
+    ResultsAsTextOpt,
+    SeedOpt,
+    ServerTemplateOpt,
+    TemperatureOpt,
+    TopPOpt,
+    model_options,
+)
 from schemarouter.errors import SchemaRouterError
 
 
@@ -56,26 +70,25 @@ def run(
         int, typer.Option(min=1, help="Stop scheduling after this many infrastructure events in a session.")
     ] = 20,
     plots: Annotated[bool, typer.Option(help="Write the PNG plots after scoring.")] = True,
-    base_url: Annotated[
-        str | None, typer.Option(help="openai agent: the server's base URL (default: spec/agent.yaml).")
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="openai agent: the model name to request.")] = None,
-    constrained_decoding: Annotated[
-        bool | None,
+    base_url: BaseUrlOpt = None,
+    model: ModelOpt = None,
+    constrained_decoding: ConstrainedOpt = None,
+    model_cache: ModelCacheOpt = None,
+    no_cache: NoCacheOpt = False,
+    max_tokens: MaxTokensOpt = None,
+    temperature: TemperatureOpt = None,
+    top_p: TopPOpt = None,
+    seed: SeedOpt = None,
+    server_template: ServerTemplateOpt = None,
+    tool_results_as_text: ResultsAsTextOpt = None,
+    epochs: Annotated[
+        int | None,
         typer.Option(
-            "--constrained-decoding/--native-tools",
-            help="openai agent: force a JSON schema whose tool name is an enum of the exposed tools "
-            "(for models without native tool calling), or use native tool calls.",
+            min=1,
+            help="Trials per episode, each with its own derived seed; reports add pass^k and the pass "
+            "rate over epochs (default 1).",
         ),
     ] = None,
-    model_cache: Annotated[
-        Path | None,
-        typer.Option(help="openai agent: SQLite cache of model calls (default: runs/model-calls.sqlite)."),
-    ] = None,
-    no_cache: Annotated[
-        bool,
-        typer.Option("--no-cache", help="openai agent: call the server every time; read and write no cache."),
-    ] = False,
     tokenizer_json: Annotated[
         Path | None,
         typer.Option(help="Count tokens with this Hugging Face tokenizer.json instead of cl100k_base."),
@@ -95,14 +108,20 @@ def run(
     from schemarouter.cli import run_flow
 
     project = paths(ctx, experiment)
-    agent_options = {
-        "base_url": base_url,
-        "model": model,
-        "constrained_decoding": constrained_decoding,
-        "cache_path": str(model_cache or project.runs_dir / "model-calls.sqlite"),
-        "no_cache": no_cache or None,
-        "tokenizer_json": str(tokenizer_json.resolve()) if tokenizer_json else None,
-    }
+    agent_options = model_options(
+        base_url=base_url,
+        model=model,
+        constrained_decoding=constrained_decoding,
+        cache_path=model_cache or project.runs_dir / "model-calls.sqlite",
+        no_cache=no_cache,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
+        server_template=server_template,
+        tool_results_as_text=tool_results_as_text,
+    )
+    agent_options["tokenizer_json"] = str(tokenizer_json.resolve()) if tokenizer_json else None
     try:
         code = run_flow.run_experiment(
             paths=project,
@@ -120,6 +139,7 @@ def run(
             plots=plots,
             surface=surface,
             surface_file=surface_file,
+            epochs=epochs,
         ).exit_code
     except SchemaRouterError as err:
         raise fail(str(err)) from None

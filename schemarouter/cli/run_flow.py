@@ -93,6 +93,7 @@ def run_experiment(
     agent_options: dict[str, Any] | None = None,
     surface: str | None = None,
     surface_file: Path | None = None,
+    epochs: int | None = None,
 ) -> RunOutcome:
     """Compile (unless ``compiled`` is given: the project's spec compiled moments ago), execute the
     run's missing episodes, and score it when it is terminal."""
@@ -103,11 +104,12 @@ def run_experiment(
         raise SchemaRouterError(f"--workers {workers}: between 1 and {MAX_WORKERS}")
     resuming_dir = resume and run_dir is not None
     if resuming_dir and any(
-        option is not None for option in (agent, conditions, catalogs, tasks, shard, surface, surface_file)
+        option is not None
+        for option in (agent, conditions, catalogs, tasks, shard, surface, surface_file, epochs)
     ):
         raise SchemaRouterError(
             "--resume --run-dir continues that directory's own agent, scope, shard and surface; "
-            "drop --agent/--conditions/--catalogs/--tasks/--shard/--surface/--surface-file"
+            "drop --agent/--conditions/--catalogs/--tasks/--shard/--surface/--surface-file/--epochs"
         )
     compiled = compiled or compile_project(paths)
     if resuming_dir:
@@ -139,6 +141,7 @@ def run_experiment(
             shard=shard,
             agent_options=agent_options,
             surface=pilot,
+            epochs=1 if epochs is None else epochs,
         )
     run_dir, manifest = open_run_dir(
         request, project_root=paths.root, runs_dir=paths.runs_dir, run_dir=run_dir, resume=resume
@@ -148,8 +151,9 @@ def run_experiment(
         _record_peek(paths, manifest, console)
     console.print(
         f"run [bold]{manifest.run_id}[/] ({run_dir})\n"
-        f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks, "
-        f"shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
+        f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks"
+        + (f" x {scope.epochs} epochs" if scope.epochs > 1 else "")
+        + f", shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
         f"{workers} worker{'s' if workers > 1 else ''}"
     )
     # The run's identity options come from its manifest (so a resume keeps them); transport options
