@@ -27,7 +27,8 @@ if _missing:
         allow_module_level=True,
     )
 
-from schemarouter.llm_smoke import MODEL_ALIAS, llama_server, model_path  # noqa: E402
+from schemarouter.application.token_agreement import TOLERANCES, run_agreement  # noqa: E402
+from schemarouter.llm_smoke import MODEL_ALIAS, SMOKE_CHAT_FORMAT, llama_server, model_path  # noqa: E402
 
 
 def _scores(run_dir: Path) -> list[dict[str, object]]:
@@ -53,6 +54,7 @@ def test_real_model_episodes_are_recorded_and_replay_from_the_cache(tmp_path: Pa
             "base_url": base_url,
             "model": MODEL_ALIAS,
             "constrained_decoding": True,
+            "server_template": SMOKE_CHAT_FORMAT,
             "cache_path": str(cache),
         }
         first = run_experiment(**common, run_dir=tmp_path / "first", agent_options=options)
@@ -78,3 +80,7 @@ def test_real_model_episodes_are_recorded_and_replay_from_the_cache(tmp_path: Pa
         for turn in trace["turns"]:
             assert turn["model_call"] is not None and turn["model_call"]["usage"]["prompt_tokens"] > 0
             assert turn["input_tokens"] > 0  # our own count beside the server's
+    # What the server counted agrees, turn by turn, with what the engine counted, in the smoke's mode.
+    summary = run_agreement(first.run_dir, constrained=True)
+    tolerance = TOLERANCES["constrained"]
+    assert summary["turns"] > 0 and summary["within"] == summary["turns"], (summary, tolerance.why)

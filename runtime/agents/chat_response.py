@@ -45,7 +45,8 @@ def parse_response(response: dict[str, Any], exposed_names: set[str], constraine
     tool_calls = message.get("tool_calls") or []
     if not isinstance(tool_calls, list):
         return BadOutput(error="tool_calls is not a list", raw=_raw(message))
-    content = message.get("content") if isinstance(message.get("content"), str) else ""
+    raw_content = message.get("content")
+    content: str = raw_content if isinstance(raw_content, str) else ""
     if not tool_calls and finish == "function_call" and isinstance(message.get("function_call"), dict):
         tool_calls = [{"function": message["function_call"]}]
     if len(tool_calls) > 1:

@@ -22,10 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 TOOLS_HEADER = "Tools (one JSON schema per line):"
-ANSWER_FORM = (
-    'Answer with one JSON object: {"tool": <tool name>, "arguments": <its arguments>}, '
-    'or {"tool": "final_answer", "arguments": {}} when the request is done.'
-)
+# The schema also admits {"tool": "final_answer", ...}; naming it here made a small model copy it at once.
+ANSWER_FORM = 'Answer with a JSON object {"tool": <tool name>, "arguments": <arguments object>}.'
 
 
 def _dumps(value: Any) -> str:

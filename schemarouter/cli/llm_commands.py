@@ -23,4 +23,8 @@ def llm_smoke(
 
     result = run_smoke(paths=paths(ctx, experiment), no_cache=no_cache)
     typer.echo(f"llm smoke: {result.run_dir} in {result.wall_s:.1f} s; model calls: {result.model_calls}")
+    if result.token_agreement is not None:
+        from schemarouter.application.token_agreement import agreement_line
+
+        typer.echo(agreement_line(result.token_agreement))
     typer.echo(f"server log: {result.server_log}")
