@@ -174,3 +174,33 @@ def test_sr_episode_takes_the_server_flags_and_a_missing_server_is_one_line(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot connect" in lines[0] and "127.0.0.1:9" in lines[0], done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_template_that_hides_parts_is_a_warning_in_manifest_report_and_console(
+    project: ProjectPaths, tmp_path: Path
+) -> None:
+    with loopback(Loopback(answer=final_answer)) as server:
+        code, out = run(
+            project,
+            server,
+            tmp_path / "run",
+            "--native-tools",
+            "--server-template",
+            "chatml-function-calling",
+        )
+        assert code == 0, out
+        # That template drops role: tool, so results would travel as user text (none here: one turn each).
+        assert all(m["role"] != "tool" for r in server.requests for m in r["messages"])
+    manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
+    warnings = manifest["agent"]["warnings"]
+    assert manifest["agent"]["options"]["server_template"] == "chatml-function-calling"
+    assert any("descriptions are not rendered" in w for w in warnings)
+    assert json.loads((tmp_path / "run" / "report.json").read_text())["agent_warnings"] == warnings
+    assert "warning: server template chatml-function-calling: tool descriptions" in out
+    assert "> server template chatml-function-calling" not in out
+    assert "warning: server template" in (tmp_path / "run" / "report.md").read_text()
+
+
+def test_llm_smoke_help_shows_the_extra() -> None:
+    result = CliRunner().invoke(app, ["llm-smoke", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "pip install -e '.[llm]'" in result.output

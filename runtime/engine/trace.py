@@ -15,14 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from schemarouter.errors import SchemaRouterError
 
@@ -126,6 +119,7 @@ class EpisodeTrace(BaseModel):
     epoch: int | None = Field(
         default=None,
         ge=2,
+        exclude_if=lambda value: value is None,
         description="The trial's number when a run repeats episodes (sr run --epochs N), from 2 on; absent "
         "for the first (and only) trial, so a one-epoch trace is unchanged.",
     )
@@ -145,13 +139,6 @@ class EpisodeTrace(BaseModel):
         if not 0 <= self.initial_exposure < n or any(not 0 <= t.exposure < n for t in self.turns):
             raise ValueError(f"an exposure index is outside the {n} recorded exposures")
         return self
-
-    @model_serializer(mode="wrap")
-    def _without_first_epoch(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if data.get("epoch") is None:
-            data.pop("epoch", None)
-        return data
 
     def exposed_route_ids(self, turn: TurnRecord) -> list[str]:
         """The route IDs exposed in ``turn`` (one of this trace's turns), in the order shown."""

@@ -12,15 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import (
-    AwareDatetime,
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    ValidationError,
-    model_serializer,
-)
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
 from schemarouter import safe_json
 from schemarouter.errors import SchemaRouterError
@@ -68,16 +60,10 @@ class AgentConfig(BaseModel):
     )
     warnings: tuple[str, ...] = Field(
         default=(),
+        exclude_if=lambda value: not value,
         description="What the model does not see, or sees otherwise than counted, under the server template "
         "the run named (runtime/agents/server_templates.py). Absent when there is none.",
     )
-
-    @model_serializer(mode="wrap")
-    def _without_empty_warnings(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        if not data.get("warnings"):
-            data.pop("warnings", None)
-        return data
 
 
 class Session(BaseModel):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.errors import SchemaRouterError
 
@@ -87,16 +87,10 @@ class RunScope(BaseModel):
         default=1,
         ge=1,
         le=MAX_EPOCHS,
+        exclude_if=lambda value: value == 1,
         description="Trials per episode (sr run --epochs N), each with its own derived sampling seed. "
         "Recorded only when greater than 1, so a one-epoch scope (and its run's identity) is unchanged.",
     )
-
-    @model_serializer(mode="wrap")
-    def _without_one_epoch(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
-        data: dict[str, object] = handler(self)
-        if data.get("epochs") == 1:
-            data.pop("epochs")
-        return data
 
     def episode_keys(self) -> list[EpisodeKey]:
         """Every episode of the scope in canonical order: catalog, then condition, then task_id, then
