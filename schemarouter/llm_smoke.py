@@ -132,7 +132,7 @@ def _wait_healthy(base_url: str, process: subprocess.Popen[Any], log_path: Path,
 
 def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: bool = False) -> SmokeResult:
     """Serve the model, run the smoke subset with the openai agent, score it, stop the server."""
-    from schemarouter.cli.run_flow import run_experiment
+    from schemarouter.application.run import RunRequest, run_experiment
     from schemarouter.compiler import compile_project
 
     compiled = compile_project(paths, write_manifest=False)
@@ -141,8 +141,7 @@ def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: boo
     log_path = smoke_dir / "server.log"
     started = time.monotonic()
     with llama_server(model, log_path) as base_url:
-        outcome = run_experiment(
-            paths=paths,
+        request = RunRequest(
             agent="openai",
             conditions=smoke_conditions(compiled),
             catalogs=str(min(compiled.experiment.catalog_sizes)),
@@ -158,6 +157,7 @@ def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: boo
                 "no_cache": no_cache or None,
             },
         )
+        outcome = run_experiment(paths, request)
     wall = time.monotonic() - started
     manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
     calls = manifest["sessions"][-1].get("model_calls") if manifest.get("sessions") else None

@@ -36,9 +36,9 @@ def use_compile_cache(monkeypatch: Any) -> None:
     the hostile run-directory and argument inputs test, and it costs a second or more each time."""
     import hashlib
 
-    from schemarouter.cli import run_flow
+    from schemarouter.application import run, score
 
-    real = run_flow.compile_project
+    real = run.compile_project
 
     def compile_once(paths: Any, **kwargs: Any) -> Any:
         key = (hashlib.sha256(paths.lock_file.read_bytes()).hexdigest(), tuple(sorted(kwargs.items())))
@@ -46,7 +46,8 @@ def use_compile_cache(monkeypatch: Any) -> None:
             _COMPILED[key] = real(paths, **{**kwargs, "write_manifest": False})
         return _COMPILED[key]
 
-    monkeypatch.setattr(run_flow, "compile_project", compile_once)
+    monkeypatch.setattr(run, "compile_project", compile_once)
+    monkeypatch.setattr(score, "compile_project", compile_once)
 
 
 _COMPILED: dict[Any, Any] = {}

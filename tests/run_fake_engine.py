@@ -8,6 +8,7 @@ or slow down (``sleep_s``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -16,8 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.run import EpisodeKey, LoadedEngine, RunScope, TaskRef
@@ -38,15 +37,15 @@ RECALL = {"SR-5-STATIC": 0.6, "SR-PROGRESSIVE-STATIC": 0.7, "SR-5-STATE-AWARE": 
 SCHEMA_TOKENS = {"SR-5-STATIC": 600, "SR-PROGRESSIVE-STATIC": 1400, "SR-5-STATE-AWARE": 700, "ORACLE": 350}
 
 
-def spec_raw() -> dict[str, Any]:
-    return {
-        name: yaml.safe_load((SPEC_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
-        for name in ("experiment", "conditions", "strata", "metrics", "gates")
-    }
-
-
+@functools.cache
 def scoring_spec() -> ScoringSpec:
-    return ScoringSpec.from_raw(spec_raw())
+    """The repository experiment's scoring spec, read as scoring reads it: from the compiled models."""
+    from schemarouter.compiler import compile_project
+    from schemarouter.project import ProjectPaths
+
+    return ScoringSpec.from_compiled(
+        compile_project(ProjectPaths.at(SPEC_DIR.parents[1]), write_manifest=False)
+    )
 
 
 def fake_tasks(per_cell: int = 6) -> list[TaskRef]:

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from schemarouter.application.episode import load_engine
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
 from schemarouter.runtime.surface.plan import required_routes
-from schemarouter.workflow import load_engine
 
 ROOT = ProjectPaths.at(__import__("pathlib").Path(__file__).resolve().parents[1])
 SR_CONDITIONS = ("SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE")

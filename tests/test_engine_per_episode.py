@@ -7,13 +7,14 @@ from typing import Any
 
 import pytest
 
+from schemarouter.application.episode import load_engine
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.agents import registry
-from schemarouter.runtime.agents.registry import AgentCatalog, make_agent
+from schemarouter.runtime.agents.catalog_view import AgentCatalog
+from schemarouter.runtime.agents.registry import make_agent
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine import EngineResources, run_episode
 from schemarouter.runtime.prompt import ToolSchemas
-from schemarouter.workflow import load_engine
 
 ROOT = ProjectPaths.at(Path(__file__).resolve().parents[1])
 CONDITIONS = ("SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE", "FULL", "ORACLE")
@@ -66,8 +67,15 @@ def _deterministic(value: Any) -> Any:
 def test_agent_catalog_matches_a_plain_endpoint_tuple(engine: EngineResources) -> None:
     cat = engine.catalog(100)
     task = engine.tasks[sorted(engine.tasks)[0]]
-    shared = make_agent(engine.agent, task=task, catalog=cat.agent_catalog, settings=engine.agent_spec)
-    plain = make_agent(engine.agent, task=task, catalog=cat.catalog.endpoints, settings=engine.agent_spec)
+    shared = make_agent(
+        engine.agent, task=task, catalog=cat.agent_catalog, settings=engine.agent_spec.section(engine.agent)
+    )
+    plain = make_agent(
+        engine.agent,
+        task=task,
+        catalog=cat.catalog.endpoints,
+        settings=engine.agent_spec.section(engine.agent),
+    )
     a = run_episode(resources=engine, task=task, condition_id="SR-5-STATIC", catalog_size=100, agent=shared)
     b = run_episode(resources=engine, task=task, condition_id="SR-5-STATIC", catalog_size=100, agent=plain)
     assert _deterministic(a.model_dump()) == _deterministic(b.model_dump())

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from schemarouter.application.episode import load_engine
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.catalog.io import load_catalog_with_digest
 from schemarouter.runtime.engine import TRACE_VERSION, EngineResources, read_trace, run_episode
 from schemarouter.runtime.engine.trace import EpisodeTrace
-from schemarouter.workflow import load_engine
 
 ROOT = ProjectPaths.at(Path(__file__).resolve().parents[1])
 

@@ -77,11 +77,11 @@ def test_the_store_keeps_epochs_apart_and_reads_a_store_from_before_epochs(tmp_p
         "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
         "INSERT INTO meta VALUES ('store_version', '1');"
         "CREATE TABLE episodes (task_id TEXT NOT NULL, condition TEXT NOT NULL, catalog INTEGER NOT NULL,"
-        " metrics_json TEXT NOT NULL, wall_latency_ms REAL, trace_zlib BLOB NOT NULL, session INTEGER NOT NULL,"
-        " committed_at TEXT NOT NULL, PRIMARY KEY (task_id, condition, catalog));"
-        "CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT, condition TEXT, catalog INTEGER,"
-        " kind TEXT NOT NULL, error_type TEXT NOT NULL, message TEXT NOT NULL, traceback TEXT NOT NULL,"
-        " session INTEGER NOT NULL, occurred_at TEXT NOT NULL, resolved_at TEXT);"
+        " metrics_json TEXT NOT NULL, wall_latency_ms REAL, trace_zlib BLOB NOT NULL,"
+        " session INTEGER NOT NULL, committed_at TEXT NOT NULL, PRIMARY KEY (task_id, condition, catalog));"
+        "CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, task_id TEXT, condition TEXT,"
+        " catalog INTEGER, kind TEXT NOT NULL, error_type TEXT NOT NULL, message TEXT NOT NULL,"
+        " traceback TEXT NOT NULL, session INTEGER NOT NULL, occurred_at TEXT NOT NULL, resolved_at TEXT);"
     )
     db.execute(
         "INSERT INTO episodes VALUES ('t0', 'C', 100, '{}', 1.0, ?, 1, 'now')", (zlib.compress(b"old"),)

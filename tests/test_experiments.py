@@ -356,7 +356,7 @@ def test_no_protocol_constant_of_0_14_in_python(package: str) -> None:
 
 
 def test_a_successor_runs_on_its_own_files_and_names_its_lineage(successor: Path, tmp_path: Path) -> None:
-    from schemarouter.cli import run_flow
+    from schemarouter.application.run import RunRequest, run_experiment
     from schemarouter.runtime.run import load_result_set, read_manifest
     from schemarouter.runtime.run.resultset import read_terminal_outcomes
 
@@ -370,8 +370,7 @@ def test_a_successor_runs_on_its_own_files_and_names_its_lineage(successor: Path
     surface.write_text(
         "\n".join([json.dumps(first, ensure_ascii=False), *lines[1:]]) + "\n", encoding="utf-8"
     )
-    outcome = run_flow.run_experiment(
-        paths=ProjectPaths.at(root, experiment="0.15"),
+    request = RunRequest(
         conditions="SR-5-STATIC",
         catalogs="100",
         tasks=first["task_id"],
@@ -379,6 +378,7 @@ def test_a_successor_runs_on_its_own_files_and_names_its_lineage(successor: Path
         allow_draft=True,
         plots=False,
     )
+    outcome = run_experiment(ProjectPaths.at(root, experiment="0.15"), request)
     assert outcome.exit_code == 0
     manifest = read_manifest(outcome.run_dir)
     assert manifest.experiment_id == "0.15"

@@ -15,7 +15,7 @@ import pytest
 from rich.console import Console
 from run_support import frozen_project
 
-from schemarouter.cli.run_flow import run_experiment
+from schemarouter.application.run import RunDeps, RunRequest, run_experiment
 from schemarouter.runtime.run.store import EpisodeStore
 
 pytestmark = pytest.mark.llm
@@ -40,15 +40,14 @@ def test_real_model_episodes_are_recorded_and_replay_from_the_cache(tmp_path: Pa
     cache = tmp_path / "model-calls.sqlite"
     console = Console(file=open(tmp_path / "console.txt", "w"))  # noqa: SIM115
     common = {
-        "paths": paths,
         "agent": "openai",
         "conditions": "SR-5-STATIC,SR-5-STATE-AWARE",
         "catalogs": "100",
         "tasks": "S1-en-01",
         "workers": 1,
         "plots": False,
-        "console": console,
     }
+    deps = RunDeps(console=console)
     with llama_server(model_path(), tmp_path / "server.log") as base_url:
         options = {
             "base_url": base_url,
@@ -57,8 +56,12 @@ def test_real_model_episodes_are_recorded_and_replay_from_the_cache(tmp_path: Pa
             "server_template": SMOKE_CHAT_FORMAT,
             "cache_path": str(cache),
         }
-        first = run_experiment(**common, run_dir=tmp_path / "first", agent_options=options)
-        second = run_experiment(**common, run_dir=tmp_path / "second", agent_options=options)
+        first = run_experiment(
+            paths, RunRequest(**common, run_dir=tmp_path / "first", agent_options=options), deps
+        )
+        second = run_experiment(
+            paths, RunRequest(**common, run_dir=tmp_path / "second", agent_options=options), deps
+        )
 
     for outcome in (first, second):
         assert (outcome.run_dir / "report.json").is_file()

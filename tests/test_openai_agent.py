@@ -264,9 +264,9 @@ def test_corrupt_cache_entry_is_dropped_not_used(server: str, tmp_path: Path) ->
 
 
 def test_run_options_reach_the_openai_agent() -> None:
+    from schemarouter.application.episode import load_engine
     from schemarouter.project import ProjectPaths
     from schemarouter.runtime.engine import EngineResources
-    from schemarouter.workflow import load_engine
 
     root = ProjectPaths.at(Path(__file__).resolve().parents[1])
     base = load_engine(paths=root, catalog_sizes=(100,), agent="openai")

@@ -15,7 +15,7 @@ from schemarouter.runtime.report.plots import PLOT_FILES
 
 
 @pytest.mark.parametrize(
-    "module", ["schemarouter.runtime.report.publish", "schemarouter.cli.run_flow", "schemarouter.cli.app"]
+    "module", ["schemarouter.runtime.report.publish", "schemarouter.application.run", "schemarouter.cli.app"]
 )
 def test_importing_does_not_load_matplotlib(module: str) -> None:
     code = f"import sys, {module}; sys.exit(1 if 'matplotlib' in sys.modules else 0)"

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from run_support import REPO, recorded_project
 
-from schemarouter.cli import run_flow
+from schemarouter.application.run import RunRequest, run_experiment
 from schemarouter.compiler import compile_project
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.golden import check_golden
@@ -29,7 +29,7 @@ from schemarouter.runtime.scoring.spec import MetricDef
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     paths = recorded_project(tmp_path_factory.mktemp("reference"))
-    outcome = run_flow.run_experiment(paths=paths, workers=2, plots=True)
+    outcome = run_experiment(paths, RunRequest(workers=2, plots=True))
     compiled = compile_project(paths, write_manifest=False)
     return {
         "paths": paths,

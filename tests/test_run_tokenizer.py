@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from run_support import frozen_project
 
-from schemarouter.cli.run_flow import run_experiment
+from schemarouter.application.run import RunDeps, RunRequest, run_experiment
 from schemarouter.runtime.engine.trace import EpisodeTrace, read_trace
 from schemarouter.runtime.run.store import EpisodeStore
 
@@ -35,16 +35,19 @@ def test_run_counts_with_the_users_tokenizer_and_records_it(tmp_path: Path) -> N
     tokenizer = tmp_path / "tokenizer.json"
     _word_tokenizer(tokenizer)
     common = {
-        "paths": paths,
         "conditions": "SR-5-STATIC",
         "catalogs": "100",
         "tasks": "S1-en-01",
         "workers": 1,
         "plots": False,
-        "console": Console(file=open(tmp_path / "out.txt", "w")),  # noqa: SIM115
     }
-    own = run_experiment(**common, run_dir=tmp_path / "own", agent_options={"tokenizer_json": str(tokenizer)})
-    default = run_experiment(**common, run_dir=tmp_path / "default")
+    deps = RunDeps(console=Console(file=open(tmp_path / "out.txt", "w")))  # noqa: SIM115
+    own = run_experiment(
+        paths,
+        RunRequest(**common, run_dir=tmp_path / "own", agent_options={"tokenizer_json": str(tokenizer)}),
+        deps,
+    )
+    default = run_experiment(paths, RunRequest(**common, run_dir=tmp_path / "default"), deps)
 
     manifest = json.loads((own.run_dir / "manifest.json").read_text())
     assert manifest["agent"]["tokenizer"] == {

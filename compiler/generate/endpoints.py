@@ -16,6 +16,7 @@ from schemarouter.compiler.generate.load import GeneratorInputs
 from schemarouter.compiler.generate.spec_model import EndpointDef, FieldDef, ResourceDef
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.catalog.model import Endpoint, FieldSpec
+from schemarouter.runtime.simulator.expressions import check_expressions
 
 _KEYED_OPS = frozenset({"get", "update", "delete", "resolve"})
 
@@ -79,6 +80,7 @@ def _complete_behavior(
         b["key_input"] = b["id_field"]
     if b["op"] in {"create", "upsert"} and "id_field" not in b:
         raise SchemaRouterError(f"spec/endpoints.yaml: {route_id}: create needs a resource collection")
+    check_expressions(f"spec/endpoints.yaml: {route_id}", b)
     realm = _realm(inputs, route_id.split(".")[0])
     if realm and b["op"] not in {"refresh", "revoke"}:
         b["realm"] = realm

@@ -11,10 +11,16 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.runtime.agents.protocol import AgentView, Decision, FinalAnswer, ToolCall
+from schemarouter.runtime.agents.registry import register_agent
 from schemarouter.runtime.catalog.model import Endpoint
+from schemarouter.runtime.surface.model import Task
+
+if TYPE_CHECKING:
+    from schemarouter.runtime.agents.catalog_view import AgentCatalog
 
 _WORD = re.compile(r"[a-z]+")
 
@@ -90,3 +96,16 @@ class AdversarialAgent:
 
 def _filler(json_type: str) -> Any:
     return {"string": "x", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}[json_type]
+
+
+@register_agent("adversarial")
+def _adversarial(
+    *, task: Task, catalog: AgentCatalog, settings: Mapping[str, Any], options: dict[str, Any]
+) -> AdversarialAgent:
+    return AdversarialAgent(
+        task_id=task.task_id,
+        catalog=catalog.endpoints,
+        destructive=catalog.destructive,
+        seed_label=settings["seed_label"],
+        max_calls=settings["max_calls"],
+    )

@@ -21,17 +21,23 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.agents.chat_response import parse_response
 from schemarouter.runtime.agents.http_client import ChatClient, ModelServerError, Transport
 from schemarouter.runtime.agents.model_cache import ModelCallCache, ServerScope, serialize_request
 from schemarouter.runtime.agents.protocol import AgentView, Decision
+from schemarouter.runtime.agents.registry import register_agent
 from schemarouter.runtime.agents.server_templates import results_as_text_needed
 from schemarouter.runtime.agents.transcript import text_transcript, tool_results_as_text
+
+if TYPE_CHECKING:
+    from schemarouter.runtime.agents.catalog_view import AgentCatalog
+    from schemarouter.runtime.surface.model import Task
 
 __all__ = [
     "CallRecord",
@@ -249,3 +255,18 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
     # --no-cache opens no cache at all, so not even an empty cache file is written.
     cache = ModelCallCache(Path(cache_path)) if cache_path and not no_cache else None
     return OpenAIAgent(settings=settings, cache=cache, use_cache=not no_cache)
+
+
+_OPENAI_AGENTS: dict[tuple[tuple[str, Any], ...], OpenAIAgent] = {}
+
+
+@register_agent("openai")
+def _openai(
+    *, task: Task, catalog: AgentCatalog, settings: Mapping[str, Any], options: dict[str, Any]
+) -> OpenAIAgent:
+    """One client per process, settings and epoch, so its call cache and counters span the whole run."""
+    key = tuple(sorted(options.items()))
+    agent = _OPENAI_AGENTS.get(key)
+    if agent is None:
+        agent = _OPENAI_AGENTS[key] = openai_agent_from(dict(settings), options)
+    return agent

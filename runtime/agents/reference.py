@@ -19,15 +19,19 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.runtime.agents.protocol import AgentView, CannotProceed, Decision, FinalAnswer, ToolCall
+from schemarouter.runtime.agents.registry import register_agent
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.policy.gate import grant_covers
 from schemarouter.runtime.simulator.binding import bind_arguments
 from schemarouter.runtime.simulator.calls import ExecutedCall
 from schemarouter.runtime.surface.model import PlanStep, Task
 from schemarouter.runtime.surface.plan import plan_position
+
+if TYPE_CHECKING:
+    from schemarouter.runtime.agents.catalog_view import AgentCatalog
 
 _VERSION = re.compile(r"^v\d+$")
 
@@ -148,3 +152,22 @@ def _next_step(task: Task, executed: list[ExecutedCall]) -> PlanStep | None:
     plan = task.hidden.plan
     position = plan_position(plan, executed)
     return plan[position] if position < len(plan) else None
+
+
+@register_agent("reference")
+def _reference(
+    *, task: Task, catalog: AgentCatalog, settings: Mapping[str, Any], options: dict[str, Any]
+) -> ReferenceAgent:
+    rule = settings["missing_tool_rule"]
+    return ReferenceAgent(
+        task=task,
+        catalog_by_route=catalog.by_route,
+        features=catalog.features,
+        rule=MissingToolRule(
+            semantic_id_weight=float(rule["score"]["semantic_id_weight"]),
+            name_token_weight=float(rule["score"]["name_token_weight"]),
+            min_score=float(rule["min_score"]),
+            exclude_destructive_without_grant=bool(rule["exclude_destructive_without_grant"]),
+            never_repeat_identical_failed_call=bool(rule["never_repeat_identical_failed_call"]),
+        ),
+    )

@@ -14,8 +14,9 @@ from typing import Any
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+from schemarouter.runtime.agents.catalog_view import AgentCatalog
 from schemarouter.runtime.agents.protocol import Agent
-from schemarouter.runtime.agents.registry import AgentCatalog, make_agent
+from schemarouter.runtime.agents.registry import make_agent
 from schemarouter.runtime.catalog.io import catalog_digest, load_catalog_with_digest
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
@@ -177,6 +178,6 @@ class EngineResources:
             self.agent,
             task=task,
             catalog=catalog.agent_catalog,
-            settings=self.agent_spec,
+            settings=self.agent_spec.section(self.agent),
             options=options,
         )

@@ -57,12 +57,16 @@ class MissingToolRuleSpec(BaseModel):
 
 
 class AgentSpec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    """agent.yaml: the default agent and one settings section per agent name."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
 
     default_agent: str = Field(description="Agent used when none is named.")
-    reference: dict[str, Any] = Field(description="Reference agent settings.")
-    adversarial: dict[str, Any] = Field(description="Adversarial agent settings.")
-    openai: dict[str, Any] = Field(description="OpenAI-compatible agent settings.")
+
+    def section(self, name: str) -> dict[str, Any] | None:
+        """Agent ``name``'s settings, or None when agent.yaml has no section for it."""
+        value = (self.model_extra or {}).get(name)
+        return value if isinstance(value, dict) else None
 
     def missing_tool_rule(self) -> MissingToolRuleSpec:
-        return MissingToolRuleSpec.model_validate(self.reference["missing_tool_rule"])
+        return MissingToolRuleSpec.model_validate((self.section("reference") or {})["missing_tool_rule"])

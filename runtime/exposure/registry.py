@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.exposure.policies import (
@@ -21,6 +20,7 @@ from schemarouter.runtime.exposure.policies import (
     StaticTopK,
 )
 from schemarouter.runtime.retrieval import StateAwareRetriever, StaticRetriever
+from schemarouter.runtime.spec_model.conditions import ConditionSpec, RefreshSpec
 
 
 @dataclass(frozen=True)
@@ -33,37 +33,49 @@ class PolicyInputs:
     required_route_ids: Iterable[str]
 
 
-def _static(c: Any, i: PolicyInputs) -> ExposurePolicy:
-    return StaticTopK(i.static, initial_k=c.initial_k)
+def _k(c: ConditionSpec) -> int:
+    if c.initial_k is None:  # the compiler requires initial_k of every ranking policy
+        raise SchemaRouterError(f"condition {c.id}: policy {c.policy} needs initial_k")
+    return c.initial_k
 
 
-def _progressive(c: Any, i: PolicyInputs) -> ExposurePolicy:
-    r = c.refresh
+def _refresh(c: ConditionSpec) -> RefreshSpec:
+    if c.refresh is None:  # the compiler requires a refresh block of every refreshing policy
+        raise SchemaRouterError(f"condition {c.id}: policy {c.policy} needs a refresh block")
+    return c.refresh
+
+
+def _static(c: ConditionSpec, i: PolicyInputs) -> ExposurePolicy:
+    return StaticTopK(i.static, initial_k=_k(c))
+
+
+def _progressive(c: ConditionSpec, i: PolicyInputs) -> ExposurePolicy:
+    r = _refresh(c)
     return ProgressiveWidening(
-        i.static, initial_k=c.initial_k, k_per_refresh=r.k_per_refresh, max_per_episode=r.max_per_episode
+        i.static, initial_k=_k(c), k_per_refresh=r.k_per_refresh, max_per_episode=r.max_per_episode
     )
 
 
-def _state(c: Any, i: PolicyInputs) -> ExposurePolicy:
-    r = c.refresh
+def _state(c: ConditionSpec, i: PolicyInputs) -> ExposurePolicy:
+    r = _refresh(c)
     return StateRefresh(
         i.static,
         i.research,
-        initial_k=c.initial_k,
+        initial_k=_k(c),
         k_per_refresh=r.k_per_refresh,
         max_per_episode=r.max_per_episode,
     )
 
 
-def _full(c: Any, i: PolicyInputs) -> ExposurePolicy:
+def _full(c: ConditionSpec, i: PolicyInputs) -> ExposurePolicy:
     return FullCatalog(i.catalog_route_ids)
 
 
-def _oracle(c: Any, i: PolicyInputs) -> ExposurePolicy:
+def _oracle(c: ConditionSpec, i: PolicyInputs) -> ExposurePolicy:
     return OracleRequired(i.required_route_ids)
 
 
-POLICY_KINDS: dict[str, Callable[[Any, PolicyInputs], ExposurePolicy]] = {
+POLICY_KINDS: dict[str, Callable[[ConditionSpec, PolicyInputs], ExposurePolicy]] = {
     "static_topk": _static,
     "progressive_widening": _progressive,
     "state_refresh": _state,
@@ -72,7 +84,7 @@ POLICY_KINDS: dict[str, Callable[[Any, PolicyInputs], ExposurePolicy]] = {
 }
 
 
-def build_policy(condition: Any, inputs: PolicyInputs) -> ExposurePolicy:
+def build_policy(condition: ConditionSpec, inputs: PolicyInputs) -> ExposurePolicy:
     """``condition`` is a compiled condition spec (``policy``, ``initial_k``, ``refresh``)."""
     try:
         make = POLICY_KINDS[condition.policy]

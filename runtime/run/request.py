@@ -57,7 +57,8 @@ def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | 
     if agent is not None and not agent.strip():
         raise SchemaRouterError("--agent '': names no agent; leave the option out for the default")
     name = agent or agents.get("default_agent", "reference")
-    if name not in agents or not isinstance(agents[name], dict):
+    config = agents.get(name) if isinstance(agents.get(name), dict) else _registered_defaults(name)
+    if config is None:
         known = ", ".join(k for k, v in agents.items() if isinstance(v, dict))
         raise SchemaRouterError(f"--agent: unknown agent {name!r}; spec/agent.yaml defines: {known}")
     tokenizer = compiled.spec_data("engine").get("tokenizer", {})
@@ -69,11 +70,22 @@ def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | 
     if name == "openai":
         from schemarouter.runtime.agents.server_templates import template_warnings
 
-        constrained = bool(identity.get("constrained_decoding", agents[name].get("constrained_decoding")))
+        constrained = bool(identity.get("constrained_decoding", config.get("constrained_decoding")))
         warnings = template_warnings(identity.get("server_template"), constrained=constrained)
     return AgentConfig(
-        name=name, config=agents[name], tokenizer=tokenizer, options=identity, warnings=tuple(warnings)
+        name=name, config=config, tokenizer=tokenizer, options=identity, warnings=tuple(warnings)
     )
+
+
+def _registered_defaults(name: str) -> dict[str, Any] | None:
+    """A registered agent that agent.yaml does not name runs with the defaults its registration declares
+    (recorded in the manifest as the run's agent configuration); None when it declares none."""
+    from schemarouter.runtime.agents.registry import agent_names, registered_agent
+
+    if name not in agent_names():
+        return None
+    defaults = registered_agent(name).defaults
+    return dict(defaults) if defaults is not None else None
 
 
 def _user_tokenizer(path: str) -> dict[str, Any]:

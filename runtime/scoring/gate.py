@@ -23,9 +23,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from schemarouter.runtime.scoring.bootstrap import Interval
-from schemarouter.runtime.scoring.estimates import Estimates, round_sig
+from schemarouter.runtime.scoring.estimates import Estimates
 from schemarouter.runtime.scoring.per_task import Row
 from schemarouter.runtime.scoring.spec import CriterionDef, GateDef, MetricDef
+from schemarouter.runtime.scoring.statistics import StatisticInput, registered_statistics
 
 Verdict = Literal["PASS", "FAIL", "NOT_EVALUABLE"]
 
@@ -109,8 +110,9 @@ def _criterion(
     missing = [cond for cond in needed if cond not in conditions]
     if missing:
         return _result(c, None, None, f"not evaluable: {', '.join(missing)} not in the run's scope")
+    registered = registered_statistics()[c.statistic]
     if c.compare == "all_conditions":
-        value, note = _exact(c, metric, catalog, rows)
+        value, note = registered.fn(StatisticInput(c, metric, catalog, None, rows))
         interval = Interval(value, None, None, 0)
     else:
         interval = (
@@ -118,25 +120,10 @@ def _criterion(
             if c.compare == "difference"
             else estimates.metrics[gate.treatment][catalog][c.metric]
         )
-        value = {"point": interval.point, "ci_low": interval.ci_low, "ci_high": interval.ci_high}[c.statistic]
-        note = None if value is not None else f"undefined: {c.statistic} of {c.metric} has no defined value"
+        value, note = registered.fn(StatisticInput(c, metric, catalog, interval, rows))
     if value is None:
         return _result(c, interval, None, note, passed=False)
     return _result(c, interval, value, note, passed=OPERATORS[c.operator](value, c.threshold))
-
-
-def _exact(
-    c: CriterionDef, metric: MetricDef, catalog: int, rows: Sequence[Row]
-) -> tuple[float | None, str | None]:
-    scoped = [r for r in rows if r["catalog"] == catalog and r["condition"] in metric.applies_to]
-    if c.statistic == "exact_count":
-        return round_sig(float(sum(r[metric.id] for r in scoped))), None
-    num_key, den_key = metric.components()
-    numerator = sum(r[num_key] for r in scoped)
-    denominator = sum(r[den_key] for r in scoped)
-    if denominator == 0:
-        return None, f"undefined: no {den_key} at catalog {catalog}"
-    return round_sig(numerator / denominator), None
 
 
 def _result(

@@ -1,9 +1,9 @@
 """The parts of the frozen spec that scoring reads, as small frozen models.
 
-Built from the compiled experiment's typed models (``from_compiled``; ``from_raw`` builds the same from
-parsed files, for tests and fakes).
-Anything the scoring code does not implement (another bootstrap method, an unknown operator) is refused
-here, before any number is computed.
+Built from the compiled experiment's typed models (``from_compiled``), the one reading of the files:
+``applies_to`` is resolved and the gate's coherence checked by the compiler
+(``compiler/checks_metrics_gates.py``), never again here. What this code does not implement (another
+bootstrap method or gate rule) is refused here, before any number is computed.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.spec_model.vocabulary import (
-    EXACT_STATISTICS,
     Aggregate,
     Compare,
     Operator,
@@ -151,62 +150,7 @@ class ScoringSpec(BaseModel):
                 iterations=boot.iterations, seed=boot.seed, confidence=Decimal(str(boot.confidence))
             ),
         )
-        _check_gate(spec)
         return spec
-
-    @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> ScoringSpec:
-        """Build from the parsed YAML of experiment, conditions, strata, metrics and gates."""
-        try:
-            return _from_raw(raw)
-        except (KeyError, TypeError, ValidationError) as err:
-            raise SchemaRouterError(f"the spec cannot be scored: {err}") from None
-
-
-def _from_raw(raw: Mapping[str, Any]) -> ScoringSpec:
-    experiment, conditions_doc = raw["experiment"], raw["conditions"]
-    strata_doc, metrics_doc, gates_doc = raw["strata"], raw["metrics"], raw["gates"]
-    boot = experiment["bootstrap"]
-    _check_bootstrap(boot, where="spec/experiment.yaml")
-    condition_ids = tuple(c["id"] for c in conditions_doc["conditions"])
-    if gates_doc.get("rule") != "all_criteria_all_catalogs":
-        raise SchemaRouterError(f"spec/gates.yaml rule {gates_doc.get('rule')!r} is not implemented")
-    metrics = []
-    for m in metrics_doc["metrics"]:
-        applies = m.get("applies_to", "all")
-        metrics.append(
-            MetricDef(
-                id=m["id"],
-                title=m["title"],
-                unit=m["unit"],
-                aggregate=m["aggregate"],
-                numerator=m.get("numerator"),
-                denominator=m.get("denominator"),
-                applies_to=condition_ids if applies == "all" else tuple(applies),
-                deterministic=m.get("deterministic", True),
-                better=m["better"],
-            )
-        )
-    criteria = tuple(
-        CriterionDef(**{k: c[k] for k in CriterionDef.model_fields}) for c in gates_doc["criteria"]
-    )
-    spec = ScoringSpec(
-        experiment_id=str(experiment["id"]),
-        catalog_sizes=tuple(sorted(experiment["catalog_sizes"])),
-        conditions=condition_ids,
-        condition_codes=tuple(c["code"] for c in conditions_doc["conditions"]),
-        strata=tuple(s["id"] for s in strata_doc["strata"]),
-        stratum_codes=tuple(s["code"] for s in strata_doc["strata"]),
-        languages=tuple(lang["code"] for lang in experiment["languages"]),
-        tasks_per_cell=int(strata_doc["tasks_per_cell"]),
-        metrics=tuple(metrics),
-        gate=GateDef(treatment=gates_doc["treatment"], comparator=gates_doc["comparator"], criteria=criteria),
-        bootstrap=BootstrapDef(
-            iterations=boot["iterations"], seed=boot["seed"], confidence=Decimal(str(boot["confidence"]))
-        ),
-    )
-    _check_gate(spec)
-    return spec
 
 
 # What the bootstrap code implements (runtime/scoring/bootstrap.py): a spec asking for anything else is
@@ -227,32 +171,3 @@ def _check_bootstrap(boot: Mapping[str, Any], *, where: str) -> None:
             raise SchemaRouterError(f"{where} bootstrap.{key} is {boot.get(key)!r}; implemented: {value!r}")
     if tuple(boot["strata"]) != IMPLEMENTED_STRATA:
         raise SchemaRouterError(f"{where} bootstrap.strata must be {list(IMPLEMENTED_STRATA)}")
-
-
-def _check_gate(spec: ScoringSpec) -> None:
-    """Refuse a gate this code cannot evaluate as written."""
-    gate = spec.gate
-    for condition in (gate.treatment, gate.comparator):
-        if condition not in spec.conditions:
-            raise SchemaRouterError(f"spec/gates.yaml: unknown condition {condition!r}")
-    for c in gate.criteria:
-        metric = {m.id: m for m in spec.metrics}.get(c.metric)
-        if metric is None:
-            raise SchemaRouterError(f"spec/gates.yaml {c.code}: unknown metric {c.metric!r}")
-        need = {
-            "difference": (gate.treatment, gate.comparator),
-            "treatment": (gate.treatment,),
-            "all_conditions": (),
-        }[c.compare]
-        if any(cond not in metric.applies_to for cond in need):
-            raise SchemaRouterError(f"spec/gates.yaml {c.code}: {c.metric} does not apply to {need}")
-        exact = EXACT_STATISTICS
-        if (c.compare == "all_conditions") != (c.statistic in exact):
-            raise SchemaRouterError(
-                f"spec/gates.yaml {c.code}: all_conditions goes with exact_count/exact_ratio only"
-            )
-        if c.statistic in exact and metric.aggregate != exact[c.statistic]:
-            raise SchemaRouterError(
-                f"spec/gates.yaml {c.code}: {c.statistic} needs a {exact[c.statistic]} metric, "
-                f"{c.metric} is {metric.aggregate}"
-            )

@@ -9,6 +9,7 @@ are what other tools read.
 | runtime/spec_model/compiled_manifest.schema.json | build/<id>/compiled.json | CompiledSpec |
 | runtime/spec_model/freeze_lock.schema.json | spec/<id>/freeze.lock | FreezeLock |
 | runtime/engine/trace.schema.json | an episode's trace (store, --json) | EpisodeTrace |
+| runtime/simulator/expression.schema.json | an endpoint behavior's expressions | expressions.KINDS |
 """
 
 from __future__ import annotations
@@ -51,10 +52,17 @@ def _trace() -> dict[str, Any]:
     return _model_schema(EpisodeTrace, "schemarouter.runtime.engine.trace.EpisodeTrace")
 
 
+def _expression() -> dict[str, Any]:
+    from schemarouter.runtime.simulator.expressions import expression_schema
+
+    return expression_schema()
+
+
 SCHEMAS: dict[tuple[str, str], Callable[[], dict[str, Any]]] = {
     ("schemarouter.runtime", "spec_model/compiled_manifest.schema.json"): _compiled,
     ("schemarouter.runtime", "spec_model/freeze_lock.schema.json"): _lock,
     ("schemarouter.runtime", "engine/trace.schema.json"): _trace,
+    ("schemarouter.runtime", "simulator/expression.schema.json"): _expression,
 }
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schemarouter.cli.app import ExperimentOpt, fail, paths
+from schemarouter.cli.app import ExperimentOpt, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
@@ -55,7 +55,7 @@ def _tasks(resources: EngineResources, limit: int | None) -> list[Task]:
 
 
 def _engine(project: ProjectPaths, sizes: Sequence[int]) -> EngineResources:
-    from schemarouter.workflow import load_engine
+    from schemarouter.application.episode import load_engine
 
     return load_engine(paths=project, catalog_sizes=tuple(sizes))
 
@@ -176,15 +176,12 @@ def bench_scale_command(
     """Per-episode and per-turn CPU of SR-5 and FULL as the catalog grows (100 / 500 / 5k / 50k)."""
     from schemarouter.runtime.report.console import make_console
 
-    try:
-        rows, policies = bench_scale(
-            project=paths(ctx, experiment),
-            sizes=_ints(sizes, "--sizes"),
-            conditions=[c.strip() for c in (conditions or "").split(",") if c.strip()] or None,
-            tasks=tasks,
-        )
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    rows, policies = bench_scale(
+        project=paths(ctx, experiment),
+        sizes=_ints(sizes, "--sizes"),
+        conditions=[c.strip() for c in (conditions or "").split(",") if c.strip()] or None,
+        tasks=tasks,
+    )
     print_scale(make_console(log_width=160), rows, policies)
 
 
@@ -291,9 +288,6 @@ def bench_anchor_command(
     from schemarouter.runtime.report.console import make_console
 
     console = make_console(log_width=160)
-    try:
-        bench_anchor(
-            project=paths(ctx, experiment), tasks=tasks, samples=samples, repeats=repeats, console=console
-        )
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    bench_anchor(
+        project=paths(ctx, experiment), tasks=tasks, samples=samples, repeats=repeats, console=console
+    )

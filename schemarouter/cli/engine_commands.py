@@ -60,10 +60,10 @@ def episode(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Run one episode and print its trace: exposure, retrieval calls, decisions, gate, results, state."""
+    from schemarouter.application.episode import EpisodeRequest, run_single_episode
     from schemarouter.application.surfaces import choose_surface
     from schemarouter.runtime.engine.show import render_trace
     from schemarouter.runtime.report.console import pilot_line
-    from schemarouter.workflow import run_single_episode
 
     if json_out is not None:
         check_output_file(json_out, option="--json")
@@ -71,28 +71,22 @@ def episode(
     chosen = choose_surface(project, surface=surface, surface_file=surface_file)
     if chosen.pilot is not None:
         typer.echo(pilot_line(chosen.pilot.name))
-    trace = run_single_episode(
-        paths=project,
-        surface_file=chosen.file,
-        task_id=task_id,
-        condition_id=condition,
-        catalog_size=catalog,
-        agent=agent,
-        tokenizer_path=str(tokenizer_json) if tokenizer_json else None,
-        agent_options=model_options(
-            base_url=base_url,
-            model=model,
-            constrained_decoding=constrained_decoding,
-            cache_path=model_cache or project.runs_dir / "model-calls.sqlite",
-            no_cache=no_cache,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            top_p=top_p,
-            seed=seed,
-            server_template=server_template,
-            tool_results_as_text=tool_results_as_text,
-        ),
+    tokenizer = str(tokenizer_json) if tokenizer_json else None
+    options = model_options(
+        base_url=base_url,
+        model=model,
+        constrained_decoding=constrained_decoding,
+        cache_path=model_cache or project.runs_dir / "model-calls.sqlite",
+        no_cache=no_cache,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
+        server_template=server_template,
+        tool_results_as_text=tool_results_as_text,
     )
+    request = EpisodeRequest(task_id, condition, catalog, agent, tokenizer, chosen.file, options)
+    trace = run_single_episode(project, request)
     render_trace(trace)
     if json_out is not None:
         text = json.dumps(trace.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"

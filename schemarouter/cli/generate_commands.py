@@ -11,7 +11,6 @@ from rich.table import Table
 
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.surface_group import surface_app
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
 
@@ -59,10 +58,7 @@ def generate_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Generate catalogs/ (catalogs of every size and the task surface) from spec/ and the seeds."""
-    try:
-        changed, ok = run_generate(project=paths(ctx, experiment), check=check)
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    changed, ok = run_generate(project=paths(ctx, experiment), check=check)
     if check:
         if not ok:
             raise fail("catalogs/ differs from a fresh generation:\n" + "\n".join(f"  {p}" for p in changed))
@@ -146,11 +142,8 @@ def surface_stats_command(
     from schemarouter.runtime.report.console import pilot_line
 
     console = Console(width=max(Console().width, 140))
-    try:
-        project = paths(ctx, experiment)
-        chosen = choose_surface(project, surface=surface, surface_file=surface_file)
-        if chosen.pilot is not None:
-            console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
-        print_surface_stats(project=project, console=console, surface_file=chosen.file)
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    project = paths(ctx, experiment)
+    chosen = choose_surface(project, surface=surface, surface_file=surface_file)
+    if chosen.pilot is not None:
+        console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
+    print_surface_stats(project=project, console=console, surface_file=chosen.file)

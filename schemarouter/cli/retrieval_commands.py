@@ -23,7 +23,6 @@ from schemarouter.application.retrieval_io import (
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.cli.surface_group import surface_app
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.console import make_console
 from schemarouter.runtime.retrieval.bench import CorpusBench, Timing, bench_corpus
@@ -134,17 +133,14 @@ def retrieve_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Show the ranking of a query (or of a query plus observable state), with scores."""
-    try:
-        call = retrieve(
-            project=paths(ctx, experiment),
-            catalog_size=catalog,
-            query=query,
-            state_file=state,
-            k=k,
-            spec=retriever_spec,
-        )
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    call = retrieve(
+        project=paths(ctx, experiment),
+        catalog_size=catalog,
+        query=query,
+        state_file=state,
+        k=k,
+        spec=retriever_spec,
+    )
     console = make_console()
     table = Table(title=f"catalog {call.catalog_size} · {call.query_kind} · {call.latency_us} µs")
     for column, justify in (("rank", "right"), ("route_id", "left"), ("score", "right")):
@@ -175,14 +171,11 @@ def surface_recall_command(
     from schemarouter.runtime.report.console import pilot_line
 
     sizes = _sizes(catalogs, "--catalogs")
-    try:
-        project = paths(ctx, experiment)
-        chosen = choose_surface(project, surface=surface, surface_file=surface_file)
-        results = surface_recall(
-            project=project, catalog_sizes=sizes, k=k, spec=retriever_spec, surface_file=chosen.file
-        )
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    project = paths(ctx, experiment)
+    chosen = choose_surface(project, surface=surface, surface_file=surface_file)
+    results = surface_recall(
+        project=project, catalog_sizes=sizes, k=k, spec=retriever_spec, surface_file=chosen.file
+    )
     console = make_console()
     if chosen.pilot is not None:
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
@@ -224,18 +217,15 @@ def bench_retrieval_command(
     from schemarouter.runtime.report.console import pilot_line
 
     sizes = _sizes(synthetic, "--synthetic")
-    try:
-        project = paths(ctx, experiment)
-        chosen = choose_surface(project, surface=surface, surface_file=surface_file)
-        rows = bench_retrieval(
-            project=project,
-            synthetic_sizes=sizes,
-            repeats=repeats,
-            with_bm25s=bm25s,
-            surface_file=chosen.file,
-        )
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    project = paths(ctx, experiment)
+    chosen = choose_surface(project, surface=surface, surface_file=surface_file)
+    rows = bench_retrieval(
+        project=project,
+        synthetic_sizes=sizes,
+        repeats=repeats,
+        with_bm25s=bm25s,
+        surface_file=chosen.file,
+    )
     console = make_console(log_width=220)
     if chosen.pilot is not None:
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)

@@ -1,13 +1,11 @@
-"""`sr run`, `sr status`, `sr score`, `sr golden`, `sr bench run`: thin typer commands over plain functions.
-
-The plain functions live in :mod:`schemarouter.cli.run_flow` and :mod:`schemarouter.cli.reference_flow`;
-this module parses options, turns a SchemaRouterError into stderr + exit 1, and sets the exit code.
-"""
+"""`sr run`, `sr status`, `sr score`, `sr golden`, `sr bench run`: option parsing over
+:mod:`schemarouter.application.run`, :mod:`~schemarouter.application.score` and
+:mod:`~schemarouter.application.reference`. Errors are turned into one line by the root group."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,49 +25,117 @@ from schemarouter.cli.model_options import (
     TopPOpt,
     model_options,
 )
-from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+
+if TYPE_CHECKING:
+    from schemarouter.application.run import RunRequest
+
+AgentOpt = Annotated[
+    str | None, typer.Option(help="Agent from spec/agent.yaml (default: its default_agent, reference).")
+]
+ConditionsOpt = Annotated[
+    str | None, typer.Option(help="Comma-separated condition IDs or codes (C1..C5). Default: all five.")
+]
+CatalogsOpt = Annotated[
+    str | None, typer.Option(help="Comma-separated catalog sizes (100,250,500). Default: all three.")
+]
+TasksOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="Comma-separated task IDs, strata (two_step_state or S1) and languages (en): strata and "
+        "languages intersect, IDs are added. Default: all 180."
+    ),
+]
+ShardOpt = Annotated[
+    str | None, typer.Option(help="K/N: run shard K of N (round-robin over the canonical order).")
+]
+RunDirOpt = Annotated[Path | None, typer.Option(help="Run directory (default: runs/<run_id>/, a new one).")]
+ResumeOpt = Annotated[
+    bool,
+    typer.Option(
+        help="Continue a run: skip committed episodes, re-run the rest (infrastructure events included). "
+        "With --run-dir, that directory's own scope; without, the newest run with the same options."
+    ),
+]
+WorkersOpt = Annotated[int, typer.Option(min=1, help="Worker processes (one engine each).")]
+DraftOpt = Annotated[
+    bool, typer.Option(help="Allow executing without spec/freeze.lock; such a run is never scored.")
+]
+MaxEventsOpt = Annotated[
+    int, typer.Option(min=1, help="Stop scheduling after this many infrastructure events in a session.")
+]
+PlotsOpt = Annotated[bool, typer.Option(help="Write the plots after scoring.")]
+TokenizerOpt = Annotated[
+    Path | None,
+    typer.Option(help="Count tokens with this Hugging Face tokenizer.json instead of cl100k_base."),
+]
+ConcurrencyOpt = Annotated[
+    int | None,
+    typer.Option(min=1, help="Episodes in flight against a model server at once (sets --workers)."),
+]
+EpochsOpt = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Trials per episode, each with its own derived seed; reports add pass^k and the pass rate "
+        "over epochs (default 1).",
+    ),
+]
+RunDirsArg = Annotated[
+    list[Path], typer.Argument(help="A run directory, or every shard directory of one run.")
+]
+
+
+def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
+    """`sr run`'s parsed options as the application's request; the model flags become the agent's options
+    (``None``: the agent spec's value)."""
+    from schemarouter.application.run import RunRequest
+
+    p = params
+    options = model_options(
+        base_url=p["base_url"],
+        model=p["model"],
+        constrained_decoding=p["constrained_decoding"],
+        cache_path=p["model_cache"] or project.runs_dir / "model-calls.sqlite",
+        no_cache=p["no_cache"],
+        max_tokens=p["max_tokens"],
+        temperature=p["temperature"],
+        top_p=p["top_p"],
+        seed=p["seed"],
+        server_template=p["server_template"],
+        tool_results_as_text=p["tool_results_as_text"],
+    )
+    options["tokenizer_json"] = str(p["tokenizer_json"].resolve()) if p["tokenizer_json"] else None
+    scope = {
+        k: p[k] for k in ("agent", "conditions", "catalogs", "tasks", "shard", "surface", "surface_file")
+    }
+    return RunRequest(
+        **scope,
+        run_dir=p["run_dir"],
+        resume=p["resume"],
+        workers=p["concurrency"] or p["workers"],
+        allow_draft=p["draft"],
+        max_events=p["max_events"],
+        plots=p["plots"],
+        agent_options=options,
+        epochs=p["epochs"],
+    )
 
 
 @app.command()
 def run(
     ctx: typer.Context,
-    agent: Annotated[
-        str | None, typer.Option(help="Agent from spec/agent.yaml (default: its default_agent, reference).")
-    ] = None,
-    conditions: Annotated[
-        str | None, typer.Option(help="Comma-separated condition IDs or codes (C1..C5). Default: all five.")
-    ] = None,
-    catalogs: Annotated[
-        str | None, typer.Option(help="Comma-separated catalog sizes (100,250,500). Default: all three.")
-    ] = None,
-    tasks: Annotated[
-        str | None,
-        typer.Option(
-            help="Comma-separated task IDs, strata (two_step_state or S1) and languages (en): strata and "
-            "languages intersect, IDs are added. Default: all 180."
-        ),
-    ] = None,
-    shard: Annotated[
-        str | None, typer.Option(help="K/N: run shard K of N (round-robin over the canonical order).")
-    ] = None,
-    run_dir: Annotated[
-        Path | None, typer.Option(help="Run directory (default: runs/<run_id>/, a new one).")
-    ] = None,
-    resume: Annotated[
-        bool,
-        typer.Option(
-            help="Continue a run: skip committed episodes, re-run the rest (infrastructure events included). "
-            "With --run-dir, that directory's own scope; without, the newest run with the same options."
-        ),
-    ] = False,
-    workers: Annotated[int, typer.Option(min=1, help="Worker processes (one engine each).")] = 2,
-    draft: Annotated[
-        bool, typer.Option(help="Allow executing without spec/freeze.lock; such a run is never scored.")
-    ] = False,
-    max_events: Annotated[
-        int, typer.Option(min=1, help="Stop scheduling after this many infrastructure events in a session.")
-    ] = 20,
-    plots: Annotated[bool, typer.Option(help="Write the PNG plots after scoring.")] = True,
+    agent: AgentOpt = None,
+    conditions: ConditionsOpt = None,
+    catalogs: CatalogsOpt = None,
+    tasks: TasksOpt = None,
+    shard: ShardOpt = None,
+    run_dir: RunDirOpt = None,
+    resume: ResumeOpt = False,
+    workers: WorkersOpt = 2,
+    draft: DraftOpt = False,
+    max_events: MaxEventsOpt = 20,
+    plots: PlotsOpt = True,
     base_url: BaseUrlOpt = None,
     model: ModelOpt = None,
     constrained_decoding: ConstrainedOpt = None,
@@ -81,113 +147,49 @@ def run(
     seed: SeedOpt = None,
     server_template: ServerTemplateOpt = None,
     tool_results_as_text: ResultsAsTextOpt = None,
-    epochs: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="Trials per episode, each with its own derived seed; reports add pass^k and the pass "
-            "rate over epochs (default 1).",
-        ),
-    ] = None,
-    tokenizer_json: Annotated[
-        Path | None,
-        typer.Option(help="Count tokens with this Hugging Face tokenizer.json instead of cl100k_base."),
-    ] = None,
-    concurrency: Annotated[
-        int | None,
-        typer.Option(min=1, help="Episodes in flight against a model server at once (sets --workers)."),
-    ] = None,
+    epochs: EpochsOpt = None,
+    tokenizer_json: TokenizerOpt = None,
+    concurrency: ConcurrencyOpt = None,
     surface: SurfaceOpt = None,
     surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
 ) -> None:
-    """Run the experiment (all 2,700 episodes by default), then score it and print the gate verdict.
-
-    With --surface dev or --surface-file: a PILOT on that surface (any experiment, draft or frozen),
-    scored as a pilot and never recorded as scoring in any lock."""
-    from schemarouter.cli import run_flow
+    """Run the experiment (all 2,700 episodes by default), score it and print the gate verdict."""
+    from schemarouter.application.run import run_experiment
 
     project = paths(ctx, experiment)
-    agent_options = model_options(
-        base_url=base_url,
-        model=model,
-        constrained_decoding=constrained_decoding,
-        cache_path=model_cache or project.runs_dir / "model-calls.sqlite",
-        no_cache=no_cache,
-        max_tokens=max_tokens,
-        temperature=temperature,
-        top_p=top_p,
-        seed=seed,
-        server_template=server_template,
-        tool_results_as_text=tool_results_as_text,
-    )
-    agent_options["tokenizer_json"] = str(tokenizer_json.resolve()) if tokenizer_json else None
-    try:
-        code = run_flow.run_experiment(
-            paths=project,
-            agent_options=agent_options,
-            agent=agent,
-            conditions=conditions,
-            catalogs=catalogs,
-            tasks=tasks,
-            shard=shard,
-            run_dir=run_dir,
-            resume=resume,
-            workers=concurrency or workers,
-            allow_draft=draft,
-            max_events=max_events,
-            plots=plots,
-            surface=surface,
-            surface_file=surface_file,
-            epochs=epochs,
-        ).exit_code
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
-    raise typer.Exit(code)
+    raise typer.Exit(run_experiment(project, run_request(project, ctx.params)).exit_code)
 
 
 @app.command()
-def status(
-    run_dirs: Annotated[
-        list[Path], typer.Argument(help="A run directory, or the shard directories of one run.")
-    ],
-) -> None:
+def status(run_dirs: RunDirsArg) -> None:
     """Progress and infrastructure events of a run. Never an outcome."""
-    from schemarouter.cli import run_flow
+    from schemarouter.application.score import show_status
 
-    try:
-        consistent = run_flow.show_status(run_dirs=run_dirs)
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
-    if not consistent:
+    if not show_status(run_dirs):
         raise typer.Exit(1)
 
 
 @app.command()
 def score(
     ctx: typer.Context,
-    run_dirs: Annotated[
-        list[Path], typer.Argument(help="A run directory, or every shard directory of one run.")
-    ],
+    run_dirs: RunDirsArg,
     out: Annotated[
         Path | None,
         typer.Option(
             help="Where to write the report (default: the run directory; runs/merged-<id>/ for shards)."
         ),
     ] = None,
-    plots: Annotated[bool, typer.Option(help="Write the PNG plots.")] = True,
+    plots: PlotsOpt = True,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Score a terminal run (or merge its shards) and print the gate verdict.
 
     A set that is not terminal is sealed: exit 1 with progress counts only.
     """
-    from schemarouter.cli import run_flow
+    from schemarouter.application.score import ScoreRequest, score_runs
 
-    try:
-        run_flow.score_runs(paths=paths(ctx, experiment), run_dirs=run_dirs, out=out, plots=plots)
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    score_runs(paths(ctx, experiment), ScoreRequest(tuple(run_dirs), out, plots))
 
 
 @app.command()
@@ -196,8 +198,7 @@ def golden(
     update: Annotated[bool, typer.Option("--update", help="Rewrite golden/ from the reference run.")] = False,
     check: Annotated[bool, typer.Option("--check", help="Compare golden/ with the reference run.")] = False,
     run_dir: Annotated[
-        Path | None,
-        typer.Option(help="Use this scored, full reference run instead of running a fresh one."),
+        Path | None, typer.Option(help="Use this scored, full reference run instead of running a fresh one.")
     ] = None,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes for a fresh run.")] = 2,
     experiment: ExperimentOpt = None,
@@ -207,16 +208,12 @@ def golden(
     The fresh reference run happens in a frozen scratch copy under build/, deleted afterwards, so it
     records nothing in the project's spec/freeze.lock.
     """
-    from schemarouter.cli import reference_flow
+    from schemarouter.application.reference import GoldenRequest
+    from schemarouter.application.reference import golden as golden_check
 
     if update == check:
         raise fail("give exactly one of --update and --check")
-    try:
-        ok = reference_flow.golden(
-            paths=paths(ctx, experiment), update=update, run_dir=run_dir, workers=workers
-        )
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    ok = golden_check(paths(ctx, experiment), GoldenRequest(update, run_dir, workers))
     raise typer.Exit(0 if ok else 1)
 
 
@@ -231,9 +228,6 @@ def bench_run(
     Runs in a frozen scratch copy under build/ that is deleted afterwards; shows timings only, no
     outcome, and records nothing in the project's spec/freeze.lock.
     """
-    from schemarouter.cli import reference_flow
+    from schemarouter.application.reference import bench
 
-    try:
-        reference_flow.bench(paths=paths(ctx, experiment), workers=workers)
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    bench(paths(ctx, experiment), workers)

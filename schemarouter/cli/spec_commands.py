@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from schemarouter.cli.app import ExperimentOpt, app, fail, paths
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
 
@@ -30,10 +29,7 @@ def validate(ctx: typer.Context, experiment: ExperimentOpt = None) -> None:
     """
     from schemarouter.compiler import validate_project
 
-    try:
-        validated = validate_project(paths(ctx, experiment))
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    validated = validate_project(paths(ctx, experiment))
     typer.echo(f"spec: {len(validated.names)} files valid ({', '.join(validated.names)})")
 
 
@@ -59,10 +55,7 @@ def freeze(
     from schemarouter.compiler import freeze_project
 
     project = require_project(ctx, experiment)
-    try:
-        result = freeze_project(project, reason=reason)
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    result = freeze_project(project, reason=reason)
     typer.echo(result.message())
 
 
@@ -118,10 +111,7 @@ def compile_command(
     from schemarouter.compiler import compile_project
 
     project = paths(ctx, experiment)
-    try:
-        spec = compile_project(project, require_frozen=require_frozen)
-    except SchemaRouterError as err:
-        raise fail(str(err)) from None
+    spec = compile_project(project, require_frozen=require_frozen)
     target = project.compiled_manifest.relative_to(project.root).as_posix()
     if spec.build.freeze is None:
         typer.echo(f"{target}: compiled a DRAFT (no {project.lock_display}); scoring will refuse it")

@@ -1,15 +1,30 @@
-"""Plain functions that join the compiler and the runtime for the CLI (the runtime never imports the
-compiler; this module is where the two meet)."""
+"""`sr episode` and the engine-level commands: one engine loaded from the compiled experiment, and one
+episode run on it (the runtime never imports the compiler; this module is where the two meet)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from schemarouter.compiler import compile_project
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
+
+
+@dataclass(frozen=True)
+class EpisodeRequest:
+    """One episode: a task, a condition (ID or code; default the gate's treatment) and a catalog size."""
+
+    task_id: str
+    condition_id: str | None
+    catalog_size: int
+    agent: str = "reference"
+    tokenizer_path: str | None = None
+    surface_file: Path | None = None
+    # The openai agent's server, cache and model options, as `sr run` takes them.
+    agent_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 def load_engine(
@@ -35,32 +50,25 @@ def load_engine(
     )
 
 
-def run_single_episode(
-    *,
-    paths: ProjectPaths,
-    task_id: str,
-    condition_id: str | None,
-    catalog_size: int,
-    agent: str = "reference",
-    tokenizer_path: str | None = None,
-    surface_file: Path | None = None,
-    agent_options: Mapping[str, Any] | None = None,
-) -> EpisodeTrace:
-    """One episode; ``agent_options`` are the openai agent's server, cache and model options (as for
-    ``sr run``). A server that cannot be reached is a ``ModelServerError``: one line, exit 1."""
+def run_single_episode(paths: ProjectPaths, request: EpisodeRequest) -> EpisodeTrace:
+    """One episode. A model server that cannot be reached is a ``ModelServerError`` (a
+    SchemaRouterError): one line and exit 1, never a traceback."""
     resources = load_engine(
         paths=paths,
-        catalog_sizes=(catalog_size,),
-        agent=agent,
-        tokenizer_path=tokenizer_path,
-        surface_file=surface_file,
-        agent_options=agent_options,
+        catalog_sizes=(request.catalog_size,),
+        agent=request.agent,
+        tokenizer_path=request.tokenizer_path,
+        surface_file=request.surface_file,
+        agent_options=request.agent_options,
     )
-    task = resources.task(task_id)
+    task = resources.task(request.task_id)
     # A condition code (C3) names the condition as it does for `sr run --conditions`.
     by_code = {c.code: c.id for c in resources.compiled.conditions}
+    condition_id = request.condition_id
     condition_id = (
         by_code.get(condition_id, condition_id) if condition_id else resources.compiled.gate.treatment
     )
     resources.condition(condition_id)
-    return run_episode(resources=resources, task=task, condition_id=condition_id, catalog_size=catalog_size)
+    return run_episode(
+        resources=resources, task=task, condition_id=condition_id, catalog_size=request.catalog_size
+    )

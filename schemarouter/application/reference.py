@@ -1,7 +1,5 @@
 """`sr golden` and `sr bench run`: the full reference run in a scratch copy of the project.
 
-The engine and the surface are looked up on ``run_flow`` at call time (tests substitute fakes there).
-
 Both copy spec/ (without the lock) and catalogs/ into a scratch directory under build/, freeze the copy,
 run the reference experiment there, and delete the copy. So neither ever writes to the project's runs/
 or records a scoring in the project's spec/freeze.lock: golden files are regression pins of the current
@@ -15,24 +13,34 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
-from schemarouter.cli import run_flow
-from schemarouter.cli.run_flow import TaskSource, run_experiment
+from schemarouter.application.run import NO_DEPS, RunDeps, RunRequest, run_experiment
 from schemarouter.compiler import compile_project, freeze_project
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.console import make_console
 from schemarouter.runtime.report.golden import check_golden, write_golden
-from schemarouter.runtime.run import EngineSetup, EpisodeEngine, jsonio, load_result_set
+from schemarouter.runtime.run import EngineSetup, jsonio, load_result_set
 from schemarouter.runtime.run.request import build_request
 from schemarouter.runtime.run.rundir import open_run_dir
 from schemarouter.runtime.run.session import run_session
 from schemarouter.runtime.scoring import ScoringSpec
 from schemarouter.runtime.scoring.report_json import REPORT_FILE
 from schemarouter.runtime.scoring.score import compute_scores
+
+
+@dataclass(frozen=True)
+class GoldenRequest:
+    """Write (``update``) or check golden/; ``run_dir``: use that scored run instead of a fresh one."""
+
+    update: bool
+    run_dir: Path | None = None
+    workers: int = 2
 
 
 @contextmanager
@@ -60,42 +68,29 @@ def scratch_project(paths: ProjectPaths, *, purpose: str) -> Iterator[ProjectPat
         shutil.rmtree(root, ignore_errors=True)
 
 
-def golden(
-    *,
-    paths: ProjectPaths,
-    update: bool,
-    run_dir: Path | None = None,
-    workers: int = 2,
-    console: Console | None = None,
-    engine: EpisodeEngine | None = None,
-    task_source: TaskSource | None = None,
-) -> bool:
-    """Write (update) or check golden/ against the full reference run; True when it matches.
+def reference_report(paths: ProjectPaths, workers: int, console: Console, deps: RunDeps) -> dict[str, Any]:
+    """report.json of a fresh full reference run, made in a scratch copy."""
+    with scratch_project(paths, purpose="golden-run") as scratch:
+        request = RunRequest(workers=workers, plots=False, announce_report=False)  # the copy is deleted
+        outcome = run_experiment(scratch, request, RunDeps(console, deps.engine, deps.task_source))
+    if outcome.report is None:
+        raise SchemaRouterError("the reference run did not reach a scored, terminal state")
+    return outcome.report
 
-    Without ``run_dir`` the reference run is made fresh in a scratch copy; with it, that scored run's
-    report.json is used.
-    """
-    console = console or make_console()
-    if run_dir is None:
-        with scratch_project(paths, purpose="golden-run") as scratch:
-            outcome = run_experiment(
-                paths=scratch,
-                workers=workers,
-                console=console,
-                engine=engine,
-                task_source=task_source,
-                plots=False,
-                announce_report=False,  # the scratch copy is deleted
-            )
-        if outcome.report is None:
-            raise SchemaRouterError("the reference run did not reach a scored, terminal state")
-        report = outcome.report
+
+def golden(paths: ProjectPaths, request: GoldenRequest, deps: RunDeps = NO_DEPS) -> bool:
+    """Write (update) or check golden/ against the full reference run; True when it matches."""
+    console = deps.console or make_console()
+    if request.run_dir is None:
+        report = reference_report(paths, request.workers, console, deps)
     else:
-        path = run_dir / REPORT_FILE
+        path = request.run_dir / REPORT_FILE
         if not path.is_file():
-            raise SchemaRouterError(f"{run_dir}: no {REPORT_FILE}; score the run first (sr score {run_dir})")
+            raise SchemaRouterError(
+                f"{request.run_dir}: no {REPORT_FILE}; score the run first (sr score {request.run_dir})"
+            )
         report = jsonio.read_json(path)
-    if update:
+    if request.update:
         for written in write_golden(paths.golden_dir, report):
             console.print(f"wrote {written}")
         return True
@@ -112,27 +107,15 @@ def golden(
     return True
 
 
-def bench(
-    *,
-    paths: ProjectPaths,
-    workers: int = 2,
-    console: Console | None = None,
-    engine: EpisodeEngine | None = None,
-    task_source: TaskSource | None = None,
-) -> dict[str, float]:
+def bench(paths: ProjectPaths, workers: int = 2, deps: RunDeps = NO_DEPS) -> dict[str, float]:
     """Time the full reference run and its bootstrap in a scratch copy; print and return timings only."""
-    console = console or make_console()
+    console = deps.console or make_console()
     with scratch_project(paths, purpose="bench-run") as scratch:
         started = time.perf_counter()
         compiled = compile_project(scratch, write_manifest=False)
+        tasks = deps.tasks_or_default()(scratch)
         request = build_request(
-            compiled,
-            (task_source or run_flow.surface_tasks)(scratch),
-            agent=None,
-            conditions=None,
-            catalogs=None,
-            task_filter=None,
-            shard=None,
+            compiled, tasks, agent=None, conditions=None, catalogs=None, task_filter=None, shard=None
         )
         compile_s = time.perf_counter() - started
         run_dir, manifest = open_run_dir(
@@ -140,13 +123,9 @@ def bench(
         )
         setup = EngineSetup(scratch.root, compiled, manifest.scope.catalogs, manifest.agent.name)
         started = time.perf_counter()
+        engine = deps.engine_or_default()
         result = run_session(
-            run_dir,
-            manifest,
-            engine=engine or run_flow.EngineAdapter(),
-            setup=setup,
-            project_root=scratch.root,
-            workers=workers,
+            run_dir, manifest, engine=engine, setup=setup, project_root=scratch.root, workers=workers
         )
         episodes_s = time.perf_counter() - started
         if result.summary.events:
@@ -164,14 +143,17 @@ def bench(
         "scoring_total_s": scoring_s,
         "total_s": compile_s + episodes_s + scoring_s,
     }
+    _print_bench(console, n, workers, timings, spec.bootstrap.iterations)
+    return timings
+
+
+def _print_bench(console: Console, n: int, workers: int, t: dict[str, float], resamples: int) -> None:
     console.print(
         f"reference run, {n} episodes, {workers} worker{'s' if workers > 1 else ''}:\n"
-        f"  compile + scope      {compile_s:7.2f} s\n"
-        f"  episodes             {episodes_s:7.2f} s  ({timings['episodes_per_s']:.0f} episodes/s, "
+        f"  compile + scope      {t['compile_and_scope_s']:7.2f} s\n"
+        f"  episodes             {t['episodes_s']:7.2f} s  ({t['episodes_per_s']:.0f} episodes/s, "
         "engine load included)\n"
-        f"  bootstrap + gate     {scored.bootstrap_seconds:7.2f} s  "
-        f"({spec.bootstrap.iterations:,} resamples)\n"
-        f"  scoring incl. files  {scoring_s:7.2f} s\n"
-        f"  total                {timings['total_s']:7.2f} s"
+        f"  bootstrap + gate     {t['bootstrap_and_gate_s']:7.2f} s  ({resamples:,} resamples)\n"
+        f"  scoring incl. files  {t['scoring_total_s']:7.2f} s\n"
+        f"  total                {t['total_s']:7.2f} s"
     )
-    return timings

@@ -1,0 +1,163 @@
+"""The metric registry: ``@metric("id", components=(...))`` registers the function where it is defined.
+
+A metric function takes an :class:`EpisodeView` (the trace, the task, the catalog, the executed calls)
+and returns its value, or, when it declares ``components``, a mapping holding its value and each
+component (the numerator and denominator a ratio of sums needs). Every module of this package is
+imported on first use (``builtin`` first, then the others by name), so a new metric is one new module
+here, its test, and its entry in a successor's metrics.yaml: no central list to edit. The values come
+out in registration order, which is part of the trace's bytes: a new metric is appended, never
+inserted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Protocol
+
+from schemarouter.discovery import import_modules
+from schemarouter.runtime.catalog.model import Endpoint
+from schemarouter.runtime.policy.integrity import AttemptView
+from schemarouter.runtime.simulator.calls import ExecutedCall
+from schemarouter.runtime.simulator.result import ObservedField, ToolResult
+from schemarouter.runtime.surface.model import Task
+
+MetricValue = float | int | None
+MetricValues = dict[str, MetricValue]
+MetricFn = Callable[["EpisodeView"], "MetricValue | Mapping[str, MetricValue]"]
+
+
+class RouteLookup(Protocol):
+    """What a metric reads of the catalog: its endpoints by route ID."""
+
+    @property
+    def by_route(self) -> Mapping[str, Endpoint]: ...
+
+
+@dataclass(frozen=True)
+class RegisteredMetric:
+    id: str
+    fn: MetricFn
+    components: tuple[str, ...]
+    module: str
+
+
+_REGISTRY: dict[str, RegisteredMetric] = {}
+
+
+def metric(metric_id: str, *, components: tuple[str, ...] = ()) -> Callable[[MetricFn], MetricFn]:
+    """Register ``fn`` as the per-episode function of ``metric_id`` (its spec entry's ``id``)."""
+
+    def register(fn: MetricFn) -> MetricFn:
+        if metric_id in _REGISTRY and _REGISTRY[metric_id].fn is not fn:
+            raise ValueError(f"metric {metric_id!r} is registered twice ({_REGISTRY[metric_id].module})")
+        _REGISTRY[metric_id] = RegisteredMetric(metric_id, fn, components, fn.__module__)
+        return fn
+
+    return register
+
+
+def registered_metrics() -> tuple[RegisteredMetric, ...]:
+    """Every registered metric, in registration order (``builtin`` first, then modules by name)."""
+    import_modules(__name__.rsplit(".", 1)[0], first=("builtin",), skip=("registry",))
+    return tuple(_REGISTRY.values())
+
+
+@dataclass
+class EpisodeView:
+    """What a metric function reads: the trace (a model being built, or a stored dict), the task, the
+    catalog, whether the condition ranks, the wall time, and the executed calls."""
+
+    task: Task
+    trace: Mapping[str, Any]
+    ranks: bool
+    catalog: RouteLookup
+    wall_ms: float
+    executed: list[tuple[int, ExecutedCall]] = field(default_factory=list)
+
+    @property
+    def turns(self) -> list[Any]:
+        return list(self.trace["turns"])
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.trace["passed"])
+
+    @cached_property
+    def attempts(self) -> list[tuple[Any, AttemptView]]:
+        """(turn, AttemptView) of every tool call or bad output, the gate's input, in order."""
+        from schemarouter.runtime.policy.gate import grant_covers
+
+        out = []
+        for t in self.turns:
+            if get(get(t, "decision"), "kind") not in ("tool_call", "bad_output"):
+                continue
+            result = get(t, "result")
+            executed_now = result is not None and get(result, "status") in ("ok", "error")
+            route_id = get(result, "route_id") if result is not None else None
+            args = get(get(t, "decision"), "arguments")
+            granted = grant_covers(
+                self.task.visible().grants, route_id or "", args if isinstance(args, dict) else {}
+            )
+            out.append((t, AttemptView(audit=get(t, "audit"), executed=executed_now, grant_recheck=granted)))
+        return out
+
+
+def episode_metrics(
+    *,
+    task: Task,
+    trace: Mapping[str, Any],
+    ranks: bool,
+    catalog: RouteLookup,
+    wall_ms: float,
+    executed: list[tuple[int, ExecutedCall]] | None = None,
+) -> MetricValues:
+    """Every registered metric of one episode. ``executed``: the engine's own (turn, call) list, equal to
+    what ``executed_calls_from_turns`` rebuilds from the trace; a stored trace is rescored without it."""
+    if executed is None:
+        executed = executed_calls_from_turns(trace["turns"])
+    view = EpisodeView(task, trace, ranks, catalog, wall_ms, executed)
+    values: MetricValues = {}
+    for registered in registered_metrics():
+        value = registered.fn(view)
+        if registered.components:
+            assert isinstance(value, Mapping), registered.id
+            values.update(value)
+        else:
+            assert not isinstance(value, Mapping), registered.id
+            values[registered.id] = value
+    return values
+
+
+def executed_calls_from_turns(turns: list[Any]) -> list[tuple[int, ExecutedCall]]:
+    """(turn, ExecutedCall) for every executed (allowed) call in the trace, in order."""
+    out: list[tuple[int, ExecutedCall]] = []
+    for t in turns:
+        r = get(t, "result")
+        if r is None or get(r, "status") == "blocked":
+            continue
+        result = ToolResult(
+            route_id=get(r, "route_id"),
+            status=get(r, "status"),
+            error_class=get(r, "error_class"),
+            fields=tuple(ObservedField.model_validate(f) for f in get(r, "fields")),
+            message=get(r, "message"),
+        )
+        args = get(get(t, "decision"), "arguments")
+        out.append(
+            (
+                get(t, "turn"),
+                ExecutedCall(route_id=result.route_id, arguments=dict(args or {}), result=result),
+            )
+        )
+    return out
+
+
+def get(obj: Any, key: str) -> Any:
+    """A field of a trace part, whether it is a model (a trace being built) or a dict (a stored trace)."""
+    if obj is None:
+        return None
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, key)

@@ -1,0 +1,56 @@
+"""The gate statistics by stable name, each registered where it is defined with the comparisons it
+serves (``difference`` and ``treatment`` read a bootstrap interval; ``all_conditions`` reads the rows).
+
+A statistic returns its value and, when undefined, a note saying why (an undefined value meets no
+threshold). Every module of this package is imported on first use (``builtin`` first), so a new
+statistic is its module, its test, its word in ``runtime/spec_model/vocabulary.py`` (the one statement
+of the spec language, which the schemas are checked against) and a successor's gates entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from schemarouter.discovery import import_modules
+from schemarouter.runtime.scoring.bootstrap import Interval
+from schemarouter.runtime.scoring.per_task import Row
+from schemarouter.runtime.scoring.spec import CriterionDef, MetricDef
+
+
+@dataclass(frozen=True)
+class StatisticInput:
+    """What a statistic reads: the criterion, its metric, the catalog size, the interval of the compared
+    quantity (None for ``all_conditions``) and the per-task rows."""
+
+    criterion: CriterionDef
+    metric: MetricDef
+    catalog: int
+    interval: Interval | None
+    rows: Sequence[Row]
+
+
+StatisticFn = Callable[[StatisticInput], tuple[float | None, str | None]]
+
+
+@dataclass(frozen=True)
+class RegisteredStatistic:
+    name: str
+    compares: tuple[str, ...]
+    fn: StatisticFn
+
+
+_REGISTRY: dict[str, RegisteredStatistic] = {}
+
+
+def statistic(name: str, *, compares: tuple[str, ...]) -> Callable[[StatisticFn], StatisticFn]:
+    def register(fn: StatisticFn) -> StatisticFn:
+        _REGISTRY[name] = RegisteredStatistic(name, compares, fn)
+        return fn
+
+    return register
+
+
+def registered_statistics() -> dict[str, RegisteredStatistic]:
+    import_modules(__name__.rsplit(".", 1)[0], first=("builtin",), skip=("registry",))
+    return dict(_REGISTRY)

@@ -1,0 +1,94 @@
+"""`sr status` and `sr score`: a run's progress, and the scoring of a terminal run or of its shards.
+
+Scoring reads the compiled spec and writes only the report, so a read-only project can be scored. A set
+that is not terminal raises SealedResultSet: progress counts only, never a partial outcome.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from schemarouter.application.run import NO_DEPS, RunDeps
+from schemarouter.compiler import compile_project
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+from schemarouter.runtime.report.console import make_console, pilot_line, print_verdict, status_lines
+from schemarouter.runtime.report.publish import score_and_publish
+from schemarouter.runtime.run import EngineSetup, load_result_set, read_manifest
+from schemarouter.runtime.spec_model.identity import identity_line, lineage_of
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    """Score ``run_dirs`` (one run, or every shard of one) into ``out`` (default: beside the run)."""
+
+    run_dirs: tuple[Path, ...]
+    out: Path | None = None
+    plots: bool = True
+
+
+def show_status(run_dirs: list[Path], console: Console | None = None) -> bool:
+    """Print the status; False when the store holds what ``sr run`` never writes (rows outside the
+    scope, events on committed episodes), so ``sr status`` can exit 1 after showing why."""
+    console = console or make_console()
+    result_set = load_result_set(run_dirs)
+    for line in status_lines(result_set):
+        console.print(line, markup=False, highlight=False)
+    return not result_set.anomaly_lines()
+
+
+def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DEPS) -> dict[str, Any]:
+    """Score one run or merge its shards; print the verdict and return the report."""
+    console = deps.console or make_console()
+    run_dirs = list(request.run_dirs)
+    load_result_set(run_dirs)  # a damaged or foreign run directory is refused before the (slower) compile
+    compiled = compile_project(paths, write_manifest=False)
+    out = request.out or _default_out(paths, run_dirs)
+    first = read_manifest(run_dirs[0])
+    surface_file = None
+    if first.surface is not None:
+        from schemarouter.application.surfaces import pilot_surface_file
+
+        surface_file = str(pilot_surface_file(paths, first.surface))
+    setup = EngineSetup(
+        project_root=paths.root,
+        compiled=compiled,
+        catalog_sizes=first.scope.catalogs,
+        agent=first.agent.name,
+        experiment=paths.experiment,
+        surface_file=surface_file,
+    )
+    identity = identity_line(compiled.experiment.id, lineage_of(compiled))
+    scored = score_and_publish(
+        run_dirs,
+        compiled=compiled,
+        paths=paths,
+        out_dir=out,
+        audit=deps.engine_or_default().metrics_audit(setup),
+        plots=request.plots,
+        on_scored=lambda s: print_verdict(console, s.report, identity=identity),
+    )
+    console.print(f"report: {out / 'report.md'}")
+    if scored.report.get("pilot"):
+        console.print(pilot_line(scored.report["pilot"]["surface"]), markup=False, highlight=False)
+    return scored.report
+
+
+def _default_out(paths: ProjectPaths, run_dirs: list[Path]) -> Path:
+    out = run_dirs[0] if len(run_dirs) == 1 else paths.runs_dir / f"merged-{_merge_id(run_dirs)}"
+    if out.is_dir() and not os.access(out, os.W_OK):
+        raise SchemaRouterError(
+            f"{out}: the run directory is read-only; write the report elsewhere with --out DIR"
+        )
+    return out
+
+
+def _merge_id(run_dirs: list[Path]) -> str:
+    run_ids = sorted(read_manifest(d).run_id for d in run_dirs)
+    return hashlib.sha256("\n".join(run_ids).encode()).hexdigest()[:12]
