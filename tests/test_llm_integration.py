@@ -87,3 +87,22 @@ def test_real_model_episodes_are_recorded_and_replay_from_the_cache(tmp_path: Pa
     summary = run_agreement(first.run_dir, constrained=True)
     tolerance = TOLERANCES["constrained"]
     assert summary["turns"] > 0 and summary["within"] == summary["turns"], (summary, tolerance.why)
+
+
+def test_the_recorded_constrained_prompts_tokenize_to_the_servers_count() -> None:
+    """The chatml prompt rebuilt from each recorded constrained request, tokenized with the GGUF's own
+    vocabulary, is exactly the server's prompt_tokens: the rebuilt prompt is what the model saw."""
+    from llama_cpp import Llama
+    from test_token_agreement import FIXTURES, _chatml, load
+
+    vocab = Llama(model_path=str(model_path()), vocab_only=True, verbose=False)
+    checked = 0
+    for path in FIXTURES:
+        record = load(path)
+        if record["mode"] != "constrained":
+            continue
+        prompt = _chatml(json.loads(record["request"])["messages"])
+        tokens = vocab.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+        assert len(tokens) == json.loads(record["response"])["usage"]["prompt_tokens"], path.name
+        checked += 1
+    assert checked > 0
