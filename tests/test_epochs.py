@@ -154,3 +154,22 @@ def test_a_tasks_epochs_are_one_bootstrap_cluster() -> None:
     est = estimate(mixed, percentiles=(2.5, 97.5), **common).metrics["C"][100]
     assert est["task_pass"].point == 0.5 and est["recall"].point == pytest.approx(0.25)
     assert np.isfinite(est["task_pass"].ci_low)
+
+
+def test_repeated_trials_are_never_the_preregistered_scope() -> None:
+    from schemarouter.compiler import compile_project
+    from schemarouter.project import ProjectPaths
+    from schemarouter.runtime.run.request import build_request
+    from schemarouter.runtime.surface import load_surface
+
+    paths = ProjectPaths.at(Path(__file__).resolve().parents[1])
+    compiled = compile_project(paths, write_manifest=False)
+    tasks = list(load_surface(paths.catalogs_dir))
+    options = dict(agent=None, conditions=None, catalogs=None, task_filter=None, shard=None)
+    one = build_request(compiled, tasks, **options)
+    two = build_request(compiled, tasks, **options, epochs=2)
+    assert one.scope.preregistered and one.scope.epochs == 1
+    assert not two.scope.preregistered and two.scope.epochs == 2
+    assert len(two.scope.episode_keys()) == 2 * len(one.scope.episode_keys())
+    with pytest.raises(Exception, match="--epochs 0: between 1 and"):
+        build_request(compiled, tasks, **options, epochs=0)

@@ -127,6 +127,7 @@ def build_request(
         and len(chosen_catalogs) == len(experiment.catalog_sizes)
         and len(chosen_tasks) == len(all_tasks)
         and surface is None  # a pilot is never the preregistered experiment
+        and epochs == 1  # the preregistered design is one trial per episode
     )
     scope = RunScope(
         conditions=chosen_conditions,
