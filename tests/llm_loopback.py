@@ -74,7 +74,7 @@ def loopback(state: Loopback | None = None) -> Iterator[Loopback]:
 
 def final_answer(request: dict[str, Any]) -> dict[str, Any]:
     """A model that answers at once: constrained JSON or plain text, as the request's mode asks."""
-    content = '{"tool":"final_answer","arguments":{}}' if "response_format" in request else "done"
+    content = '{"action":"final_answer","arguments":{}}' if "response_format" in request else "done"
     return {
         "id": "chatcmpl-loopback",
         "object": "chat.completion",

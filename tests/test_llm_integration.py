@@ -95,7 +95,14 @@ def test_the_recorded_constrained_prompts_tokenize_to_the_servers_count() -> Non
     from llama_cpp import Llama
     from test_token_agreement import FIXTURES, _chatml, load
 
+    from schemarouter.application.token_agreement import TEMPLATE_TOKENS_PER_MESSAGE
+
     vocab = Llama(model_path=str(model_path()), vocab_only=True, verbose=False)
+    for role in ("system", "user", "assistant"):
+        wrapped = len(
+            vocab.tokenize(f"<|im_start|>{role}\nX<|im_end|>\n".encode(), add_bos=False, special=True)
+        )
+        assert wrapped - len(vocab.tokenize(b"X", add_bos=False)) == TEMPLATE_TOKENS_PER_MESSAGE, role
     checked = 0
     for path in FIXTURES:
         record = load(path)

@@ -165,13 +165,13 @@ def test_constrained_request_shows_every_tool_text_in_the_prompt() -> None:
         assert f"\n{text}\n" in system
     roles = [m["role"] for m in request["messages"]]
     assert roles == ["system", "user", "assistant", "user"]
-    assert request["messages"][2]["content"] == '{"arguments":{"place":"Paris"},"tool":"geo_geocode"}'
+    assert request["messages"][2]["content"] == '{"action":"geo_geocode","arguments":{"place":"Paris"}}'
     assert (
         request["messages"][3]["content"]
         == 'Result of call_1 (geo_geocode): {"latitude":48.85,"status":"ok"}'
     )
     branches = request["response_format"]["schema"]["anyOf"]
-    assert [b["properties"]["tool"]["const"] for b in branches] == [
+    assert [b["properties"]["action"]["const"] for b in branches] == [
         "geo_geocode",
         "weather_forecast_daily",
         "final_answer",

@@ -99,11 +99,14 @@ def _parse_constrained(content: str) -> Decision:
         data = json.loads(content)
     except json.JSONDecodeError:
         return BadOutput(error="constrained output is not JSON", raw=content[:2000])
-    if not isinstance(data, dict) or not isinstance(data.get("tool"), str):
+    # ``action`` names the tool (openai_agent.constrained_schema); ``tool`` is read as well, the key of
+    # the recorded llama.cpp router fixtures.
+    name = data.get("action", data.get("tool")) if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(name, str):
         return BadOutput(error="constrained output lacks a tool name", raw=content[:2000])
-    if data["tool"] == "final_answer":
+    if name == "final_answer":
         return FinalAnswer(text=json.dumps(data.get("arguments", {}), ensure_ascii=False))
     args = data.get("arguments", {})
     if not isinstance(args, dict):
-        return BadOutput(error="arguments are not a JSON object", raw=content[:2000], tool_name=data["tool"])
-    return ToolCall(data["tool"], args)
+        return BadOutput(error="arguments are not a JSON object", raw=content[:2000], tool_name=name)
+    return ToolCall(name, args)

@@ -128,16 +128,20 @@ def build_request(settings: OpenAISettings, view: AgentView) -> dict[str, Any]:
 
 def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> dict[str, Any]:
     """One branch per exposed tool: its name as a constant and its own parameter schema, plus a final
-    answer. A loose ``arguments: object`` lets small models ramble until max_tokens (seen with
-    llama.cpp); per-tool branches keep the output to a call the gate can judge."""
+    answer. The name's key is ``action`` because llama.cpp builds the grammar in the order of the
+    schema's keys, which the canonical request sorts: ``action`` before ``arguments`` makes the model
+    name the tool first (with ``tool`` it wrote ``{}`` arguments first, which only the final answer
+    accepts, and ended 18 of 20 smoke episodes at once). A loose ``arguments: object`` lets small
+    models ramble until max_tokens (seen with llama.cpp); per-tool branches keep the output to a call
+    the gate can judge."""
     branches: list[dict[str, Any]] = [
         {
             "type": "object",
             "properties": {
-                "tool": {"type": "string", "const": t["function"]["name"]},
+                "action": {"type": "string", "const": t["function"]["name"]},
                 "arguments": t["function"]["parameters"],
             },
-            "required": ["tool", "arguments"],
+            "required": ["action", "arguments"],
         }
         for t in tools
     ]
@@ -145,10 +149,10 @@ def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]])
         {
             "type": "object",
             "properties": {
-                "tool": {"type": "string", "const": "final_answer"},
+                "action": {"type": "string", "const": "final_answer"},
                 "arguments": {"type": "object"},
             },
-            "required": ["tool", "arguments"],
+            "required": ["action", "arguments"],
         }
     )
     return {"anyOf": branches}

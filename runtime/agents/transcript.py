@@ -6,7 +6,7 @@ counted (the same ``tool_texts``, the same history messages):
 
 * ``text_transcript`` (constrained decoding): the exposed tools' schemas are appended to the system
   message, exactly the texts the engine counts (one per line, after ``TOOLS_HEADER``); each past call
-  is an assistant message whose content is ``{"arguments":{...},"tool":"NAME"}``, the shape the
+  is an assistant message whose content is ``{"action":"NAME","arguments":{...}}``, the shape the
   constrained output has; each tool result is a user message ``RESULT_PREFIX``.
 * ``tool_results_as_text`` (native tools): the messages as sent, except that each ``role: tool``
   result becomes a user message in the same result form, for chat templates with no branch for
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from typing import Any
 
 TOOLS_HEADER = "Tools (one JSON schema per line):"
-# The schema also admits {"tool": "final_answer", ...}; naming it here made a small model copy it at once.
-ANSWER_FORM = 'Answer with a JSON object {"tool": <tool name>, "arguments": <arguments object>}.'
+# The schema also admits {"action": "final_answer", ...}; naming it here made a small model copy it at once.
+ANSWER_FORM = 'Answer with a JSON object {"action": <tool name>, "arguments": <arguments object>}.'
 
 
 def _dumps(value: Any) -> str:
@@ -62,7 +62,7 @@ def text_transcript(messages: Sequence[dict[str, Any]], tool_texts: Sequence[str
         elif role == "assistant" and m.get("tool_calls"):
             calls = [
                 _dumps(
-                    {"tool": c["function"]["name"], "arguments": _arguments(c["function"].get("arguments"))}
+                    {"action": c["function"]["name"], "arguments": _arguments(c["function"].get("arguments"))}
                 )
                 for c in m["tool_calls"]
             ]
