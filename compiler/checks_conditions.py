@@ -3,12 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
 from schemarouter.runtime.spec_model.vocabulary import POLICY_SHAPES
+
+# The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
+PROBLEMS: Final[dict[str, str]] = {
+    "CO101": "… is not one of the protocol's conditions",
+    "CO102": "the protocol's condition … is missing",
+    "CO103": "… differs from the protocol's …",
+    "CO104": "policy … retrieves with …, not …",
+    "CO105": "policy … needs initial_k",
+    "CO106": "policy … does not rank",
+    "CO107": "policy … needs refresh",
+    "CO108": "policy … does not refresh",
+    "CO109": "policy … is …, not …",
+    "CO110": "… differs from the protocol's start at the top …",
+    "CO111": "… is greater than … (the protocol allows at most … …)",
+    "CO112": "… differs from …'s …; the two conditions must differ only in what they retrieve with",
+}
 
 NAME = "conditions"
 
@@ -31,12 +47,19 @@ def check_condition_set(view: SpecView) -> Iterator[SpecIssue]:
     for index, condition_id in enumerate(ids):
         if condition_id not in expected:
             yield view.issue(
-                NAME, ("conditions", index, "id"), f"{condition_id!r} is not one of the protocol's conditions"
+                NAME,
+                ("conditions", index, "id"),
+                f"{condition_id!r} is not one of the protocol's conditions",
+                code="CO101",
             )
     for condition_id in expected:
         if condition_id not in ids:
             yield view.issue(
-                NAME, ("conditions",), f"the protocol's condition {condition_id!r} is missing", at_key=True
+                NAME,
+                ("conditions",),
+                f"the protocol's condition {condition_id!r} is missing",
+                at_key=True,
+                code="CO102",
             )
 
 
@@ -45,7 +68,9 @@ def check_limits_match_protocol(view: SpecView) -> Iterator[SpecIssue]:
     limits = view.data(NAME)["limits"]
     for key, value in protocol_of(view).limits.items():
         if limits[key] != value:
-            yield view.issue(NAME, ("limits", key), f"{limits[key]} differs from the protocol's {value}")
+            yield view.issue(
+                NAME, ("limits", key), f"{limits[key]} differs from the protocol's {value}", code="CO103"
+            )
 
 
 def check_policy_shapes(view: SpecView) -> Iterator[SpecIssue]:
@@ -60,18 +85,31 @@ def check_policy_shapes(view: SpecView) -> Iterator[SpecIssue]:
                 (*where, "retrieval_query"),
                 f"policy {condition['policy']} retrieves with {query!r}, "
                 f"not {condition['retrieval_query']!r}",
+                code="CO104",
             )
         if ranks and "initial_k" not in condition:
-            yield view.issue(NAME, where, f"policy {condition['policy']} needs initial_k", at_key=True)
+            yield view.issue(
+                NAME, where, f"policy {condition['policy']} needs initial_k", at_key=True, code="CO105"
+            )
         if not ranks and "initial_k" in condition:
             yield view.issue(
-                NAME, (*where, "initial_k"), f"policy {condition['policy']} does not rank", at_key=True
+                NAME,
+                (*where, "initial_k"),
+                f"policy {condition['policy']} does not rank",
+                at_key=True,
+                code="CO106",
             )
         if refreshes and "refresh" not in condition:
-            yield view.issue(NAME, where, f"policy {condition['policy']} needs refresh", at_key=True)
+            yield view.issue(
+                NAME, where, f"policy {condition['policy']} needs refresh", at_key=True, code="CO107"
+            )
         if not refreshes and "refresh" in condition:
             yield view.issue(
-                NAME, (*where, "refresh"), f"policy {condition['policy']} does not refresh", at_key=True
+                NAME,
+                (*where, "refresh"),
+                f"policy {condition['policy']} does not refresh",
+                at_key=True,
+                code="CO108",
             )
         refresh = condition.get("refresh")
         if refresh and expected_mode and refresh["mode"] != expected_mode:
@@ -79,6 +117,7 @@ def check_policy_shapes(view: SpecView) -> Iterator[SpecIssue]:
                 NAME,
                 (*where, "refresh", "mode"),
                 f"policy {condition['policy']} is {expected_mode}, not {refresh['mode']}",
+                code="CO109",
             )
 
 
@@ -93,6 +132,7 @@ def check_condition_limits(view: SpecView) -> Iterator[SpecIssue]:
                 (*where, "initial_k"),
                 f"{condition['initial_k']} differs from the protocol's start at the top "
                 f"{limits['initial_k']}",
+                code="CO110",
             )
         refresh: dict[str, Any] | None = condition.get("refresh")
         if refresh is None:
@@ -104,6 +144,7 @@ def check_condition_limits(view: SpecView) -> Iterator[SpecIssue]:
                     (*where, "refresh", key),
                     f"{refresh[key]} is greater than {limits[limit_key]} (the protocol allows at most "
                     f"{limits[limit_key]} {what})",
+                    code="CO111",
                 )
 
 
@@ -125,4 +166,5 @@ def check_shared_trigger(view: SpecView) -> Iterator[SpecIssue]:
                 ("conditions", t_index, "refresh", key),
                 f"{t_refresh[key]!r} differs from {protocol.comparator}'s {c_refresh[key]!r}; "
                 "the two conditions must differ only in what they retrieve with",
+                code="CO112",
             )

@@ -3,12 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
 from schemarouter.runtime.spec_model.vocabulary import EXACT_STATISTICS
+
+# The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
+PROBLEMS: Final[dict[str, str]] = {
+    "MG101": "the protocol's metric … is missing",
+    "MG102": "unknown condition …",
+    "MG103": "a ratio metric needs a …",
+    "MG104": "only ratio metrics have a …",
+    "MG105": "unknown condition …",
+    "MG106": "… differs from the protocol's …",
+    "MG107": "the protocol's criterion … is missing",
+    "MG108": "unknown metric …",
+    "MG109": "metric … does not apply to …, which compare=… needs",
+    "MG110": "… differs from the protocol's …",
+    "MG111": "a statistic that does not fit its compare= (exact ones are over all conditions)",
+    "MG112": "ci_low decides a lower bound; … does not",
+    "MG113": "ci_high decides an upper bound; … does not",
+}
 
 _LOWER_BOUND_OPERATORS = (">=", ">")
 _UPPER_BOUND_OPERATORS = ("<=", "<")
@@ -32,7 +49,11 @@ def check_metrics(view: SpecView) -> Iterator[SpecIssue]:
     for metric_id in protocol_of(view).metric_ids:
         if metric_id not in ids:
             yield view.issue(
-                "metrics", ("metrics",), f"the protocol's metric {metric_id!r} is missing", at_key=True
+                "metrics",
+                ("metrics",),
+                f"the protocol's metric {metric_id!r} is missing",
+                at_key=True,
+                code="MG101",
             )
     known = set(_condition_ids(view))
     for index, metric in enumerate(metrics):
@@ -41,14 +62,21 @@ def check_metrics(view: SpecView) -> Iterator[SpecIssue]:
             for c_index, condition_id in enumerate(metric["applies_to"]):
                 if condition_id not in known:
                     yield view.issue(
-                        "metrics", (*where, "applies_to", c_index), f"unknown condition {condition_id!r}"
+                        "metrics",
+                        (*where, "applies_to", c_index),
+                        f"unknown condition {condition_id!r}",
+                        code="MG102",
                     )
         is_ratio = metric["aggregate"] == "ratio"
         for part in ("numerator", "denominator"):
             if is_ratio and part not in metric:
-                yield view.issue("metrics", where, f"a ratio metric needs a {part}", at_key=True)
+                yield view.issue(
+                    "metrics", where, f"a ratio metric needs a {part}", at_key=True, code="MG103"
+                )
             if not is_ratio and part in metric:
-                yield view.issue("metrics", (*where, part), f"only ratio metrics have a {part}", at_key=True)
+                yield view.issue(
+                    "metrics", (*where, part), f"only ratio metrics have a {part}", at_key=True, code="MG104"
+                )
 
 
 def check_gate_conditions(view: SpecView) -> Iterator[SpecIssue]:
@@ -58,9 +86,11 @@ def check_gate_conditions(view: SpecView) -> Iterator[SpecIssue]:
     protocol = protocol_of(view)
     for key, value in (("treatment", protocol.treatment), ("comparator", protocol.comparator)):
         if gates[key] not in known:
-            yield view.issue("gates", (key,), f"unknown condition {gates[key]!r}")
+            yield view.issue("gates", (key,), f"unknown condition {gates[key]!r}", code="MG105")
         elif gates[key] != value:
-            yield view.issue("gates", (key,), f"{gates[key]!r} differs from the protocol's {value!r}")
+            yield view.issue(
+                "gates", (key,), f"{gates[key]!r} differs from the protocol's {value!r}", code="MG106"
+            )
 
 
 def check_gate_criteria(view: SpecView) -> Iterator[SpecIssue]:
@@ -76,13 +106,19 @@ def check_gate_criteria(view: SpecView) -> Iterator[SpecIssue]:
     for code in expected:
         if code not in codes:
             yield view.issue(
-                "gates", ("criteria",), f"the protocol's criterion {code} is missing", at_key=True
+                "gates",
+                ("criteria",),
+                f"the protocol's criterion {code} is missing",
+                at_key=True,
+                code="MG107",
             )
     for index, criterion in enumerate(criteria):
         where = ("criteria", index)
         metric = metrics.get(criterion["metric"])
         if metric is None:
-            yield view.issue("gates", (*where, "metric"), f"unknown metric {criterion['metric']!r}")
+            yield view.issue(
+                "gates", (*where, "metric"), f"unknown metric {criterion['metric']!r}", code="MG108"
+            )
         else:
             covered = applies_to(metric, condition_ids)
             compared = {
@@ -97,6 +133,7 @@ def check_gate_criteria(view: SpecView) -> Iterator[SpecIssue]:
                         (*where, "metric"),
                         f"metric {metric['id']!r} does not apply to {condition_id!r}, "
                         f"which compare={criterion['compare']} needs",
+                        code="MG109",
                     )
         yield from _check_statistic(view, where, criterion)
         fixed = expected.get(criterion["code"])
@@ -105,7 +142,10 @@ def check_gate_criteria(view: SpecView) -> Iterator[SpecIssue]:
         for key, value in zip(("metric", "operator", "threshold"), fixed, strict=True):
             if criterion[key] != value:
                 yield view.issue(
-                    "gates", (*where, key), f"{criterion[key]!r} differs from the protocol's {value!r}"
+                    "gates",
+                    (*where, key),
+                    f"{criterion[key]!r} differs from the protocol's {value!r}",
+                    code="MG110",
                 )
 
 
@@ -121,12 +161,19 @@ def _check_statistic(
             (*where, "statistic"),
             f"{statistic} does not fit compare={compare} "
             "(exact statistics are over all conditions; estimates compare conditions)",
+            code="MG111",
         )
     if statistic == "ci_low" and operator not in _LOWER_BOUND_OPERATORS:
         yield view.issue(
-            "gates", (*where, "operator"), f"ci_low decides a lower bound; {operator!r} does not"
+            "gates",
+            (*where, "operator"),
+            f"ci_low decides a lower bound; {operator!r} does not",
+            code="MG112",
         )
     if statistic == "ci_high" and operator not in _UPPER_BOUND_OPERATORS:
         yield view.issue(
-            "gates", (*where, "operator"), f"ci_high decides an upper bound; {operator!r} does not"
+            "gates",
+            (*where, "operator"),
+            f"ci_high decides an upper bound; {operator!r} does not",
+            code="MG113",
         )

@@ -4,10 +4,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Final
 
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
+
+# The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
+PROBLEMS: Final[dict[str, str]] = {
+    "SC101": "a state field that is not one of the protocol's allowed items",
+    "SC102": "the protocol's state field … is missing",
+    "SC103": "… differs from the protocol's …",
+    "SC104": "forbidden item … (…) is missing",
+    "SC105": "alias … already names forbidden item …",
+    "SC106": "… is both allowed and forbidden (forbidden item …)",
+    "SC107": "… is both the query item and forbidden",
+    "SC108": "not a valid regular expression: …",
+    "SC109": "must be anchored with ^ and $ so free text cannot ride in",
+    "SC110": "unknown condition …",
+    "SC111": "condition … does not retrieve with original_plus_state, so the state JSON must not reach it",
+    "SC112": "condition … retrieves with original_plus_state but is not listed",
+}
 
 NAME = "state_contract"
 
@@ -26,16 +43,24 @@ def check_allowed_fields(view: SpecView) -> Iterator[SpecIssue]:
                 ("allowed", index, "name"),
                 f"state field {name!r} is not one of the protocol's allowed items "
                 f"(a state field may not be added to the frozen contract)",
+                code="SC101",
             )
     for name in expected:
         if name not in names:
             yield view.issue(
-                NAME, ("allowed",), f"the protocol's state field {name!r} is missing", at_key=True
+                NAME,
+                ("allowed",),
+                f"the protocol's state field {name!r} is missing",
+                at_key=True,
+                code="SC102",
             )
     query = view.data(NAME)["query"]["name"]
     if query != protocol.query_item:
         yield view.issue(
-            NAME, ("query", "name"), f"{query!r} differs from the protocol's {protocol.query_item!r}"
+            NAME,
+            ("query", "name"),
+            f"{query!r} differs from the protocol's {protocol.query_item!r}",
+            code="SC103",
         )
 
 
@@ -47,7 +72,11 @@ def check_forbidden_items(view: SpecView) -> Iterator[SpecIssue]:
     for item_id, words in protocol_of(view).forbidden.items():
         if item_id not in ids:
             yield view.issue(
-                NAME, ("forbidden",), f"forbidden item {item_id!r} ({words}) is missing", at_key=True
+                NAME,
+                ("forbidden",),
+                f"forbidden item {item_id!r} ({words}) is missing",
+                at_key=True,
+                code="SC104",
             )
     owner: dict[str, str] = {item["id"]: item["id"] for item in forbidden}
     for index, item in enumerate(forbidden):
@@ -57,6 +86,7 @@ def check_forbidden_items(view: SpecView) -> Iterator[SpecIssue]:
                     NAME,
                     ("forbidden", index, "aliases", alias_index),
                     f"alias {alias!r} already names forbidden item {owner[alias]!r}",
+                    code="SC105",
                 )
             owner.setdefault(alias, item["id"])
 
@@ -75,10 +105,13 @@ def check_allowed_disjoint_from_forbidden(view: SpecView) -> Iterator[SpecIssue]
                 ("allowed", index, "name"),
                 f"{field['name']!r} is both allowed and forbidden "
                 f"(forbidden item {forbidden_names[field['name']]!r})",
+                code="SC106",
             )
     query = contract["query"]["name"]
     if query in forbidden_names:
-        yield view.issue(NAME, ("query", "name"), f"{query!r} is both the query item and forbidden")
+        yield view.issue(
+            NAME, ("query", "name"), f"{query!r} is both the query item and forbidden", code="SC107"
+        )
 
 
 def check_identifier_pattern(view: SpecView) -> Iterator[SpecIssue]:
@@ -87,11 +120,16 @@ def check_identifier_pattern(view: SpecView) -> Iterator[SpecIssue]:
     try:
         re.compile(pattern)
     except re.error as err:
-        yield view.issue(NAME, ("identifier_pattern",), f"not a valid regular expression: {err}")
+        yield view.issue(
+            NAME, ("identifier_pattern",), f"not a valid regular expression: {err}", code="SC108"
+        )
         return
     if not (pattern.startswith("^") and pattern.endswith("$")):
         yield view.issue(
-            NAME, ("identifier_pattern",), "must be anchored with ^ and $ so free text cannot ride in"
+            NAME,
+            ("identifier_pattern",),
+            "must be anchored with ^ and $ so free text cannot ride in",
+            code="SC109",
         )
 
 
@@ -104,7 +142,10 @@ def check_serialization_conditions(view: SpecView) -> Iterator[SpecIssue]:
     for index, condition_id in enumerate(applies_to):
         if condition_id not in known:
             yield view.issue(
-                NAME, ("serialization", "applies_to", index), f"unknown condition {condition_id!r}"
+                NAME,
+                ("serialization", "applies_to", index),
+                f"unknown condition {condition_id!r}",
+                code="SC110",
             )
         elif condition_id not in with_state:
             yield view.issue(
@@ -112,6 +153,7 @@ def check_serialization_conditions(view: SpecView) -> Iterator[SpecIssue]:
                 ("serialization", "applies_to", index),
                 f"condition {condition_id!r} does not retrieve with original_plus_state, "
                 "so the state JSON must not reach it",
+                code="SC111",
             )
     for condition_id in sorted(with_state - set(applies_to)):
         yield view.issue(
@@ -119,4 +161,5 @@ def check_serialization_conditions(view: SpecView) -> Iterator[SpecIssue]:
             ("serialization", "applies_to"),
             f"condition {condition_id!r} retrieves with original_plus_state but is not listed",
             at_key=True,
+            code="SC112",
         )

@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Final
 
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
+
+# The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
+PROBLEMS: Final[dict[str, str]] = {
+    "SU101": "… differs from the protocol's …",
+    "SU102": "… differs from the protocol's …",
+    "SU103": "exactly one seed document has role original (found …)",
+    "SU104": "… differs from the protocol's …",
+    "SU105": "… differs from the protocol's …",
+    "SU106": "… differs from the protocol's …",
+    "SU107": "… strata; the protocol has …",
+    "SU108": "… languages; the protocol has …",
+    "SU109": "… tasks per cell x … strata x … languages = …, not the protocol's … tasks",
+    "SU110": "… is not one of the protocol's strata",
+    "SU111": "the protocol's stratum … is missing",
+    "SU112": "… is not an error class of the state contract",
+}
 
 
 def check_experiment_identity(view: SpecView) -> Iterator[SpecIssue]:
@@ -16,13 +33,17 @@ def check_experiment_identity(view: SpecView) -> Iterator[SpecIssue]:
     for key, value in (("id", protocol.experiment_id), ("tracking_issue", protocol.tracking_issue)):
         if experiment[key] != value:
             yield view.issue(
-                "experiment", (key,), f"{experiment[key]!r} differs from the protocol's {value!r}"
+                "experiment",
+                (key,),
+                f"{experiment[key]!r} differs from the protocol's {value!r}",
+                code="SU101",
             )
     if list(experiment["catalog_sizes"]) != protocol.catalog_sizes:
         yield view.issue(
             "experiment",
             ("catalog_sizes",),
             f"{experiment['catalog_sizes']} differs from the protocol's {protocol.catalog_sizes}",
+            code="SU102",
         )
     roles = [doc["role"] for doc in experiment["provenance"]["seed_documents"]]
     if roles.count("original") != 1:
@@ -31,6 +52,7 @@ def check_experiment_identity(view: SpecView) -> Iterator[SpecIssue]:
             ("provenance", "seed_documents"),
             f"exactly one seed document has role original (found {roles.count('original')})",
             at_key=True,
+            code="SU103",
         )
     yield from duplicates(view, "experiment", ("languages",), experiment["languages"], "code", "language")
 
@@ -45,12 +67,14 @@ def check_bootstrap(view: SpecView) -> Iterator[SpecIssue]:
                 "experiment",
                 ("bootstrap", key),
                 f"{bootstrap[key]!r} differs from the protocol's {expected[key]!r}",
+                code="SU104",
             )
     if sorted(bootstrap["strata"]) != sorted(expected["strata"]):
         yield view.issue(
             "experiment",
             ("bootstrap", "strata"),
             f"{bootstrap['strata']} differs from the protocol's {list(expected['strata'])}",
+            code="SU105",
         )
 
 
@@ -65,6 +89,7 @@ def check_cell_counts(view: SpecView) -> Iterator[SpecIssue]:
             "strata",
             ("tasks_per_cell",),
             f"{per_cell} differs from the protocol's {surface['tasks_per_cell']}",
+            code="SU106",
         )
     if n_strata != surface["strata_count"]:
         yield view.issue(
@@ -72,6 +97,7 @@ def check_cell_counts(view: SpecView) -> Iterator[SpecIssue]:
             ("strata",),
             f"{n_strata} strata; the protocol has {surface['strata_count']}",
             at_key=True,
+            code="SU107",
         )
     if n_languages != surface["language_count"]:
         yield view.issue(
@@ -79,6 +105,7 @@ def check_cell_counts(view: SpecView) -> Iterator[SpecIssue]:
             ("languages",),
             f"{n_languages} languages; the protocol has {surface['language_count']}",
             at_key=True,
+            code="SU108",
         )
     total = per_cell * n_strata * n_languages
     if total != surface["total_tasks"]:
@@ -87,6 +114,7 @@ def check_cell_counts(view: SpecView) -> Iterator[SpecIssue]:
             ("tasks_per_cell",),
             f"{per_cell} tasks per cell x {n_strata} strata x {n_languages} languages = {total}, "
             f"not the protocol's {surface['total_tasks']} tasks",
+            code="SU109",
         )
 
 
@@ -100,12 +128,19 @@ def check_strata(view: SpecView) -> Iterator[SpecIssue]:
     for index, stratum_id in enumerate(ids):
         if stratum_id not in expected:
             yield view.issue(
-                "strata", ("strata", index, "id"), f"{stratum_id!r} is not one of the protocol's strata"
+                "strata",
+                ("strata", index, "id"),
+                f"{stratum_id!r} is not one of the protocol's strata",
+                code="SU110",
             )
     for stratum_id in expected:
         if stratum_id not in ids:
             yield view.issue(
-                "strata", ("strata",), f"the protocol's stratum {stratum_id!r} is missing", at_key=True
+                "strata",
+                ("strata",),
+                f"the protocol's stratum {stratum_id!r} is missing",
+                at_key=True,
+                code="SU111",
             )
     error_classes = set(view.data("state_contract")["error_classes"])
     for index, stratum in enumerate(strata):
@@ -115,4 +150,5 @@ def check_strata(view: SpecView) -> Iterator[SpecIssue]:
                     "strata",
                     ("strata", index, "generation", "error_classes", e_index),
                     f"{error_class!r} is not an error class of the state contract",
+                    code="SU112",
                 )

@@ -32,6 +32,11 @@ def format_path(path: tuple[str | int, ...]) -> str:
     return text
 
 
+# The code of every problem the loaders find: a file that is not plain data (encoding, YAML or JSON syntax,
+# anchors, tags, duplicate keys, depth, file names).
+LOAD_CODE = "LD100"
+
+
 @dataclass(frozen=True)
 class SpecIssue:
     """A problem at one place of one file."""
@@ -40,6 +45,8 @@ class SpecIssue:
     position: Position
     path: tuple[str | int, ...]
     message: str
+    # The problem's stable code (compiler/problem_codes.py); LOAD_CODE for what the loaders find.
+    code: str = LOAD_CODE
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.file, self.position.line, self.position.col, format_path(self.path), self.message)
@@ -65,3 +72,9 @@ class SpecValidationError(SchemaRouterError):
         lines = [str(issue) for issue in self.issues]
         lines.append(f"{count} problem{'s' if count != 1 else ''} in the specs; nothing was changed.")
         super().__init__("\n".join(lines))
+
+
+def with_codes(err: SpecValidationError) -> str:
+    """The error's text with each problem line ending in its stable code (``sr validate --codes``)."""
+    lines = [f"{issue} [{issue.code}]" for issue in err.issues]
+    return "\n".join([*lines, str(err).splitlines()[-1]])

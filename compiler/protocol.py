@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.semantic_view import SpecView
+
+# The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
+PROBLEMS: Final[dict[str, str]] = {
+    "PR101": "… is not in conditions.ids",
+    "PR102": "… is not in metrics.ids",
+    "PR103": "… differs from the … strata listed",
+    "PR104": "… is not tasks_per_cell x strata_count x language_count = …",
+}
 
 NAME = "protocol"
 
@@ -99,12 +107,18 @@ def check_protocol_coherent(view: SpecView) -> Iterator[SpecIssue]:
     for key in ("treatment", "comparator"):
         if getattr(protocol, key) not in protocol.condition_ids:
             yield view.issue(
-                NAME, ("conditions", key), f"{getattr(protocol, key)!r} is not in conditions.ids"
+                NAME,
+                ("conditions", key),
+                f"{getattr(protocol, key)!r} is not in conditions.ids",
+                code="PR101",
             )
     for index, criterion in enumerate(protocol.data["gate"]["criteria"]):
         if criterion["metric"] not in protocol.metric_ids:
             yield view.issue(
-                NAME, ("gate", "criteria", index, "metric"), f"{criterion['metric']!r} is not in metrics.ids"
+                NAME,
+                ("gate", "criteria", index, "metric"),
+                f"{criterion['metric']!r} is not in metrics.ids",
+                code="PR102",
             )
     surface = protocol.surface
     if len(protocol.stratum_ids) != surface["strata_count"]:
@@ -112,6 +126,7 @@ def check_protocol_coherent(view: SpecView) -> Iterator[SpecIssue]:
             NAME,
             ("surface", "strata_count"),
             f"{surface['strata_count']} differs from the {len(protocol.stratum_ids)} strata listed",
+            code="PR103",
         )
     cells = surface["tasks_per_cell"] * surface["strata_count"] * surface["language_count"]
     if cells != surface["total_tasks"]:
@@ -119,4 +134,5 @@ def check_protocol_coherent(view: SpecView) -> Iterator[SpecIssue]:
             NAME,
             ("surface", "total_tasks"),
             f"{surface['total_tasks']} is not tasks_per_cell x strata_count x language_count = {cells}",
+            code="PR104",
         )

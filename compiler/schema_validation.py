@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 from urllib.parse import unquote
 
 import re2
@@ -31,6 +31,24 @@ from referencing.exceptions import Unresolvable
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.yaml_loader import LoadedDocument, PathKey
 from schemarouter.safe_json import has_surrogate, without_surrogates
+
+# The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
+PROBLEMS: Final[dict[str, str]] = {
+    "SV101": "a $ref that points outside its schema (only #/... refs; nothing is retrieved)",
+    "SV102": "… … does not resolve in this schema",
+    "SV103": "$id is allowed only at the top of a schema",
+    "SV104": "a schema pattern that RE2 cannot compile or that is unsafe",
+    "SV105": "a patternProperties key that RE2 cannot compile or that is unsafe",
+    "SV106": "unevaluatedProperties together with patternProperties is not supported here",
+    "SV107": "a schema must be a JSON object",
+    "SV108": "a schema that is not JSON Schema draft 2020-12",
+    "SV109": "a schema that its draft's meta-schema rejects",
+    "SV110": "the schema has a reference that does not resolve: …",
+    "SV111": "a key the schema does not allow",
+    "SV112": "a key the schema requires is missing",
+    "SV113": "a value that fits none of the schema's alternatives",
+    "SV114": "a value the schema rejects (type, enum, const, bounds, pattern)",
+}
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 MAX_SHOWN = 200
@@ -175,31 +193,44 @@ def schema_rules(schema: LoadedDocument) -> list[SpecIssue]:
                         (*where, key),
                         f"{key} {_short(ref)} points outside this schema; only refs within it (#/...) "
                         "are allowed, and nothing is retrieved",
+                        code="SV101",
                     )
                 )
             elif not _resolves(schema.data, ref):
                 issues.append(
-                    schema.issue((*where, key), f"{key} {_short(ref)} does not resolve in this schema")
+                    schema.issue(
+                        (*where, key), f"{key} {_short(ref)} does not resolve in this schema", code="SV102"
+                    )
                 )
         if where and isinstance(node.get("$id"), str):
             issues.append(
-                schema.issue((*where, "$id"), "$id is allowed only at the top of a schema", at_key=True)
+                schema.issue(
+                    (*where, "$id"), "$id is allowed only at the top of a schema", at_key=True, code="SV103"
+                )
             )
         if isinstance(node.get("pattern"), str):
             problem = pattern_problem(node["pattern"])
             if problem:
-                issues.append(schema.issue((*where, "pattern"), problem))
+                issues.append(schema.issue((*where, "pattern"), problem, code="SV104"))
         if isinstance(node.get("patternProperties"), dict):
             uses_pattern_properties = True
             for pattern in node["patternProperties"]:
                 problem = pattern_problem(pattern)
                 if problem:
-                    issues.append(schema.issue((*where, "patternProperties", pattern), problem, at_key=True))
+                    issues.append(
+                        schema.issue(
+                            (*where, "patternProperties", pattern), problem, at_key=True, code="SV105"
+                        )
+                    )
         if "unevaluatedProperties" in node:
             uses_unevaluated = True
     if uses_unevaluated and uses_pattern_properties:
         issues.append(
-            schema.issue((), "unevaluatedProperties together with patternProperties is not supported here")
+            schema.issue(
+                (),
+                "unevaluatedProperties together with patternProperties is not supported here",
+                code="SV106",
+            )
         )
     return issues
 
@@ -208,11 +239,14 @@ def check_schema(schema: LoadedDocument) -> list[SpecIssue]:
     """Problems with the schema file itself (wrong draft, not a valid 2020-12 schema)."""
     data = schema.data
     if not isinstance(data, dict):
-        return [schema.issue((), "a schema must be a JSON object")]
+        return [schema.issue((), "a schema must be a JSON object", code="SV107")]
     if data.get("$schema") != DRAFT_2020_12:
-        return [schema.issue(("$schema",), f'"$schema" must be "{DRAFT_2020_12}"', at_key=True)]
+        return [schema.issue(("$schema",), f'"$schema" must be "{DRAFT_2020_12}"', at_key=True, code="SV108")]
     meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
-    issues = [schema.issue(tuple(e.absolute_path), _shorten(e.message)) for e in meta.iter_errors(data)]
+    issues = [
+        schema.issue(tuple(e.absolute_path), _shorten(e.message), code="SV109")
+        for e in meta.iter_errors(data)
+    ]
     return issues or schema_rules(schema)
 
 
@@ -224,7 +258,9 @@ def validate_document(document: LoadedDocument, schema: dict[str, Any]) -> list[
         for error in validator.iter_errors(document.data):
             issues.extend(_issues_for(error, document))
     except Unresolvable as err:  # check_schema refuses such refs; kept so no traceback can escape
-        issues.append(document.issue((), f"the schema has a reference that does not resolve: {err}"))
+        issues.append(
+            document.issue((), f"the schema has a reference that does not resolve: {err}", code="SV110")
+        )
     return issues
 
 
@@ -237,7 +273,9 @@ def _issues_for(error: ValidationError, document: LoadedDocument) -> Iterator[Sp
         extras = _additional(instance, schema)
         expected = f" (expected one of: {', '.join(sorted(known))})" if known else ""
         for key in extras:
-            yield document.issue((*path, key), f"unknown key {_short(key)}{expected}", at_key=True)
+            yield document.issue(
+                (*path, key), f"unknown key {_short(key)}{expected}", at_key=True, code="SV111"
+            )
         if extras:
             return
     if (
@@ -247,12 +285,12 @@ def _issues_for(error: ValidationError, document: LoadedDocument) -> Iterator[Sp
     ):
         for key in error.validator_value:
             if key not in instance:
-                yield document.issue(path, f"missing required key {key!r}", at_key=True)
+                yield document.issue(path, f"missing required key {key!r}", at_key=True, code="SV112")
         return
     if error.context:
         best = best_match(error.context)
         detail = best.message
         message = f"{error.message}: {detail}" if detail != error.message else detail
-        yield document.issue(path, _shorten(message))
+        yield document.issue(path, _shorten(message), code="SV113")
         return
-    yield document.issue(path, _shorten(error.message))
+    yield document.issue(path, _shorten(error.message), code="SV114")

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from schemarouter.compiler.issues import SpecIssue, format_path
 from schemarouter.compiler.yaml_loader import LoadedDocument, PathKey
+
+# The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
+PROBLEMS: Final[dict[str, str]] = {
+    "CK101": "duplicate … … (also …)",
+}
 
 
 @dataclass
@@ -23,8 +28,8 @@ class SpecView:
     def data(self, name: str) -> Any:
         return self.documents[name].data
 
-    def issue(self, name: str, path: PathKey, message: str, *, at_key: bool = False) -> SpecIssue:
-        return self.documents[name].issue(path, message, at_key=at_key)
+    def issue(self, name: str, path: PathKey, message: str, *, at_key: bool = False, code: str) -> SpecIssue:
+        return self.documents[name].issue(path, message, at_key=at_key, code=code)
 
     def has(self, *names: str) -> bool:
         return all(name in self.documents for name in names)
@@ -55,6 +60,7 @@ def duplicates(
                     name,
                     (*list_path, index, key),
                     f"duplicate {what} {value!r} (also {format_index(list_path, seen[value])})",
+                    code="CK101",
                 )
             )
         else:

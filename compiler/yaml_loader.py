@@ -48,7 +48,7 @@ from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner
 
-from schemarouter.compiler.issues import Position, SpecIssue
+from schemarouter.compiler.issues import LOAD_CODE, Position, SpecIssue
 from schemarouter.safe_json import MAX_DEPTH, MAX_INT_DIGITS, has_surrogate, line_col
 
 PathKey = tuple[str | int, ...]
@@ -234,9 +234,9 @@ class LoadedDocument:
             probe = probe[:-1]
             at_key = True
 
-    def issue(self, path: PathKey, message: str, *, at_key: bool = False) -> SpecIssue:
-        """A problem at ``path`` of this file."""
-        return SpecIssue(self.file, self.position(path, at_key=at_key), path, message)
+    def issue(self, path: PathKey, message: str, *, at_key: bool = False, code: str = LOAD_CODE) -> SpecIssue:
+        """A problem at ``path`` of this file, with its stable code (``compiler/problem_codes.py``)."""
+        return SpecIssue(self.file, self.position(path, at_key=at_key), path, message, code)
 
 
 def _marked_issue(file: str, err: yaml.MarkedYAMLError) -> SpecIssue:

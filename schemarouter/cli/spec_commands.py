@@ -19,17 +19,28 @@ def require_project(ctx: typer.Context, experiment: str | None = None) -> Projec
 
 
 @app.command()
-def validate(ctx: typer.Context, experiment: ExperimentOpt = None) -> None:
+def validate(
+    ctx: typer.Context,
+    codes: Annotated[
+        bool, typer.Option("--codes", help="End each problem line with its stable code, e.g. [MG109].")
+    ] = False,
+    experiment: ExperimentOpt = None,
+) -> None:
     """Check every spec/<name>.yaml against spec/schema/<name>.schema.json, then against the seed.
 
     Reports every problem at once, one line each, sorted by position, as file:line:col: key.path: message.
     Problems: YAML that is not plain data, duplicate keys, schema errors, unknown keys.
     Seed rules: allowed/forbidden state items, the five conditions and their limits, 180 tasks, gates.
+    Each problem has a stable code (--codes shows it; tests/cases/validation/<code>.yaml has examples).
     Exits 1 if there is any problem.
     """
     from schemarouter.compiler import validate_project
+    from schemarouter.compiler.issues import SpecValidationError, with_codes
 
-    validated = validate_project(paths(ctx, experiment))
+    try:
+        validated = validate_project(paths(ctx, experiment))
+    except SpecValidationError as err:
+        raise fail(with_codes(err) if codes else str(err)) from None
     typer.echo(f"spec: {len(validated.names)} files valid ({', '.join(validated.names)})")
 
 
