@@ -59,6 +59,13 @@ class SmokeResult:
     token_agreement: dict[str, Any] | None = None
 
 
+def smoke_server_id(model: Path) -> str:
+    """The smoke server's name in the model-call cache: server package, version, template, model file."""
+    from importlib.metadata import version
+
+    return f"llama-cpp-python/{version('llama-cpp-python')}/{SMOKE_CHAT_FORMAT}/{model.name}"
+
+
 def model_path() -> Path:
     """The GGUF file, assembled from the registry package's chunks (sha256 checked by the package)."""
     try:
@@ -153,6 +160,8 @@ def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: boo
                 "model": MODEL_ALIAS,
                 "constrained_decoding": True,
                 "server_template": SMOKE_CHAT_FORMAT,
+                # The server comes up on a free port each time; in the cache it is named by what it is.
+                "server_id": smoke_server_id(model),
                 "cache_path": str(smoke_dir / "model-calls.sqlite"),
                 "no_cache": no_cache or None,
             },

@@ -291,3 +291,16 @@ def test_client_errors_are_not_retried_and_a_missing_server_is_one_clear_error()
     )
     with pytest.raises(ModelServerError, match="cannot connect"):
         dead.post(b"{}")
+
+
+def test_a_server_id_names_a_server_that_moved_to_another_port(tmp_path: Path) -> None:
+    answer = case("openai", "tool_call_with_id")
+    path = tmp_path / "calls.sqlite"
+    with loopback(Loopback(answer=lambda _: answer)) as a, loopback(Loopback(answer=lambda _: answer)) as b:
+        for server in (a, b):
+            settings = OpenAISettings(
+                base_url=server.base_url, model="m", retries=0, server_id="llama/1/chatml"
+            )
+            OpenAIAgent(settings, ModelCallCache(path)).decide(view())
+    assert len(a.raw) == 1 and len(b.raw) == 0  # the same named server on a new port: replayed
+    assert [g["base_url"] for g in ModelCallCache(path, create=False).stats()["groups"]] == ["llama/1/chatml"]

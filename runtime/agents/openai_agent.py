@@ -77,6 +77,9 @@ class OpenAISettings:
     tool_results_as_text: bool = False
     server_template: str | None = None
     epoch: int = 1
+    # Names the server in the cache instead of the base URL (a server on a new port each time, such as
+    # the smoke's, is still the same server); None: the base URL.
+    server_id: str | None = None
 
     @property
     def transport(self) -> Transport:
@@ -84,7 +87,7 @@ class OpenAISettings:
 
     @property
     def scope(self) -> ServerScope:
-        return ServerScope(base_url=self.base_url, model=self.model, epoch=self.epoch)
+        return ServerScope(base_url=self.server_id or self.base_url, model=self.model, epoch=self.epoch)
 
 
 @dataclass
@@ -227,7 +230,8 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
     """Settings from spec/agent.yaml ``openai``, overridden by run options (CLI flags).
 
     Options: ``base_url``, ``model``, ``constrained_decoding``, ``max_tokens``, ``temperature``,
-    ``top_p``, ``seed``, ``tool_results_as_text``, ``server_template``, ``epoch``, ``cache_path``
+    ``top_p``, ``seed``, ``tool_results_as_text``, ``server_template``, ``epoch``, ``server_id`` (the
+    server's name in the cache; default the base URL), ``cache_path``
     (SQLite file; omitted means no cache), ``no_cache`` (neither read nor write the cache).
     """
     merged = {**spec, **{k: v for k, v in options.items() if v is not None}}
@@ -253,6 +257,7 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
         tool_results_as_text=bool(merged.get("tool_results_as_text", False)),
         server_template=merged.get("server_template"),
         epoch=int(merged.get("epoch", 1)),
+        server_id=merged.get("server_id"),
     )
     cache_path = merged.get("cache_path")
     no_cache = bool(merged.get("no_cache", False))

@@ -19,6 +19,7 @@ from schemarouter.cli.model_options import (
     NoCacheOpt,
     ResultsAsTextOpt,
     SeedOpt,
+    ServerIdOpt,
     ServerTemplateOpt,
     TemperatureOpt,
     TopPOpt,
@@ -54,6 +55,7 @@ def episode(
     top_p: TopPOpt = None,
     seed: SeedOpt = None,
     server_template: ServerTemplateOpt = None,
+    server_id: ServerIdOpt = None,
     tool_results_as_text: ResultsAsTextOpt = None,
     surface: SurfaceOpt = None,
     surface_file: SurfaceFileOpt = None,
@@ -84,6 +86,7 @@ def episode(
         seed=seed,
         server_template=server_template,
         tool_results_as_text=tool_results_as_text,
+        server_id=server_id,
     )
     request = EpisodeRequest(task_id, condition, catalog, agent, tokenizer, chosen.file, options)
     trace = run_single_episode(project, request)

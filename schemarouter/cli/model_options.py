@@ -50,6 +50,13 @@ ServerTemplateOpt = Annotated[
         "run works around what it drops and records what the model cannot see."
     ),
 ]
+ServerIdOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="openai agent: the server's name in the model-call cache instead of its base URL (for a server "
+        "that comes back on another port)."
+    ),
+]
 ResultsAsTextOpt = Annotated[
     bool | None,
     typer.Option(
@@ -72,6 +79,7 @@ def model_options(
     seed: int | None,
     server_template: str | None,
     tool_results_as_text: bool | None,
+    server_id: str | None = None,
 ) -> dict[str, Any]:
     return {
         "base_url": base_url,
@@ -85,4 +93,5 @@ def model_options(
         "seed": seed,
         "server_template": server_template,
         "tool_results_as_text": tool_results_as_text,
+        "server_id": server_id,
     }

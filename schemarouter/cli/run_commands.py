@@ -20,6 +20,7 @@ from schemarouter.cli.model_options import (
     NoCacheOpt,
     ResultsAsTextOpt,
     SeedOpt,
+    ServerIdOpt,
     ServerTemplateOpt,
     TemperatureOpt,
     TopPOpt,
@@ -104,6 +105,7 @@ def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
         seed=p["seed"],
         server_template=p["server_template"],
         tool_results_as_text=p["tool_results_as_text"],
+        server_id=p["server_id"],
     )
     options["tokenizer_json"] = str(p["tokenizer_json"].resolve()) if p["tokenizer_json"] else None
     scope = {
@@ -146,6 +148,7 @@ def run(
     top_p: TopPOpt = None,
     seed: SeedOpt = None,
     server_template: ServerTemplateOpt = None,
+    server_id: ServerIdOpt = None,
     tool_results_as_text: ResultsAsTextOpt = None,
     epochs: EpochsOpt = None,
     tokenizer_json: TokenizerOpt = None,
