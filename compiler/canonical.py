@@ -25,6 +25,7 @@ import rfc8785
 
 from schemarouter.compiler.json_loader import parse_json_strict
 from schemarouter.compiler.yaml_loader import load_yaml_text
+from schemarouter.jcs import dumps as jcs_dumps
 from schemarouter.runtime.spec_model import Digest, FileDigest
 from schemarouter.safe_json import JsonTextError, decode_utf8
 
@@ -34,7 +35,7 @@ ITEM_DIGEST_LENGTH = 16
 
 def jcs(data: Any) -> bytes:
     """RFC 8785 canonical JSON of ``data``."""
-    return rfc8785.dumps(data)
+    return jcs_dumps(data)
 
 
 def sha256_hex(data: bytes) -> str:
@@ -89,9 +90,27 @@ def _kind(path: str) -> str:
     return "bytes-lf"
 
 
+# Fingerprints taken in this process, by logical path and the sha256 of the raw bytes: a fingerprint is
+# a function of those two, so reading the same bytes again (verify after validate, every compile of a
+# copied project) reuses it. Its ``data`` is shared: callers read it and never change it.
+_TAKEN: dict[tuple[str, str], Fingerprint] = {}
+_TAKEN_LIMIT = 512
+
+
 def fingerprint(file: Path, path: str) -> Fingerprint:
     """The digest of ``file``, named by its logical path ``path`` (forward slashes)."""
     raw = file.read_bytes()
+    key = (path, sha256_hex(raw))
+    taken = _TAKEN.get(key)
+    if taken is None:
+        taken = _fingerprint(raw, path)
+        if len(_TAKEN) >= _TAKEN_LIMIT:
+            del _TAKEN[next(iter(_TAKEN))]
+        _TAKEN[key] = taken
+    return taken
+
+
+def _fingerprint(raw: bytes, path: str) -> Fingerprint:
     bytes_digest = FileDigest(
         algorithm="sha256", digest=sha256_hex(normalized_bytes(raw)), canonical="bytes-lf"
     )

@@ -46,6 +46,10 @@ def compile_project(
     Without spec/freeze.lock the result is a draft (``build.draft``), unless ``require_frozen``.
     Raises SchemaRouterError on invalid specs, on drift from the lock, or on a missing lock when required.
     """
+    from schemarouter.compiler import compiled_record
+
+    # The bytes compiled from, taken before reading them: a file edited meanwhile is a mismatch later.
+    recorded = compiled_record.sources_if_readable(paths) if write_manifest else None
     validated = validate_project(paths)
     lock = read_lock(paths.lock_file)
     if lock is None:
@@ -73,7 +77,10 @@ def compile_project(
     )
     spec = build_compiled_spec(validated.data, build)
     if write_manifest:
+        compiled_record.drop_record(paths)
         write_compiled(paths, spec)
+        if freeze is not None and recorded is not None:
+            compiled_record.write_record(paths, recorded)
     return spec
 
 

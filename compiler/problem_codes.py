@@ -8,7 +8,7 @@ problem: a retired problem keeps its code out of use.
 
 Prefixes: LD (loading: the file is not plain data), SV (a spec does not fit its JSON Schema, or the
 schema itself is broken), CK (a semantic check could not run), PR (protocol.yaml), SC (state contract),
-CO (conditions), MG (metrics and gates), SU (strata and surface).
+CO (conditions), MG (metrics and gates), SU (strata and surface), RT (retriever strategy).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ _MODULES = (
     "checks_conditions",
     "checks_metrics_gates",
     "checks_surface",
+    "checks_retriever",
 )
 
 

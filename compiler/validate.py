@@ -18,6 +18,7 @@ from typing import Any
 from schemarouter.compiler import (
     checks_conditions,
     checks_metrics_gates,
+    checks_retriever,
     checks_state_contract,
     checks_surface,
     protocol,
@@ -48,6 +49,7 @@ SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (
     RegisteredCheck(("metrics", "conditions", P), checks_metrics_gates.check_metrics),
     RegisteredCheck(("gates", "conditions", P), checks_metrics_gates.check_gate_conditions),
     RegisteredCheck(("gates", "metrics", "conditions", P), checks_metrics_gates.check_gate_criteria),
+    RegisteredCheck(("retriever",), checks_retriever.check_strategy),
 )
 
 

@@ -19,6 +19,13 @@ recorded with their key path, and nesting is measured. A document nested too dee
 is not composed at all; an alias is composed as a null placeholder, so an alias bomb costs nothing
 and the rest of the file is still checked.
 
+Where PyYAML was built with libyaml, the C parser reads the text first: when its event scan finds
+nothing to report, the C composer builds the nodes (the scan has shown there are no tags, anchors or
+aliases and that the nesting is within ``MAX_DEPTH``) and the same walk turns them into data. Text
+that libyaml refuses, or that has anything to report at all, is read again by the pure-Python parser,
+so every message and position of a problem is the one that parser gives (tests/test_yaml_libyaml.py
+checks that both readings agree).
+
 Scalars resolve by the YAML 1.2 core schema, not PyYAML's YAML 1.1 default: only ``true``/``false``
 are booleans (``yes``, ``no``, ``on``, ``off`` stay strings), dates stay strings, and ``010`` is ten.
 """
@@ -27,7 +34,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
@@ -41,6 +48,7 @@ from yaml.events import (
     NodeEvent,
     ScalarEvent,
     SequenceEndEvent,
+    SequenceStartEvent,
 )
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser
@@ -50,6 +58,12 @@ from yaml.scanner import Scanner
 
 from schemarouter.compiler.issues import LOAD_CODE, Position, SpecIssue
 from schemarouter.safe_json import MAX_DEPTH, MAX_INT_DIGITS, has_surrogate, line_col
+
+_CParser: Any
+try:  # PyYAML built with libyaml
+    from yaml._yaml import CParser as _CParser
+except ImportError:  # pragma: no cover - a PyYAML without libyaml
+    _CParser = None
 
 PathKey = tuple[str | int, ...]
 
@@ -87,6 +101,16 @@ class _EventLoader(Reader, Scanner, Parser):
         Reader.__init__(self, stream)
         Scanner.__init__(self)
         Parser.__init__(self)
+
+
+if _CParser is not None:
+
+    class _CoreSchemaCParser(_CParser, _CoreSchemaResolver):  # type: ignore[misc]
+        """libyaml's parser and composer, resolving scalars by the YAML 1.2 core schema."""
+
+        def __init__(self, stream: str) -> None:
+            _CParser.__init__(self, stream)
+            _CoreSchemaResolver.__init__(self)
 
 
 class _PlainComposer(Composer, _CoreSchemaResolver):
@@ -255,6 +279,14 @@ _YAML11_BOOL = re.compile(r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OF
 _YAML11_TRUE = frozenset({"y", "Y", "yes", "Yes", "YES", "on", "On", "ON"})
 
 
+# The documents read last, by (text, reading): one command reads a spec file more than once (to
+# validate it and to digest it), and gets the same document each time, as a fresh copy named by the
+# ``file`` it asked for.
+_READ: dict[tuple[str, bool], LoadedDocument] = {}
+_READ_LIMIT = 64
+_READ_MAX_TEXT = 4_000_000
+
+
 def load_yaml_text(text: str, *, file: str, yaml11_booleans: bool = False) -> LoadedDocument:
     """Load one YAML document from ``text``; ``file`` names it in positions and messages. Never raises
     for bad text: every problem is in ``issues``.
@@ -264,6 +296,35 @@ def load_yaml_text(text: str, *, file: str, yaml11_booleans: bool = False) -> Lo
     reading uses it (see compiler/generate/README.md, "Known defect of 0.14"); everything else reads
     YAML 1.2 core scalars.
     """
+    key = (text, yaml11_booleans)
+    read = _READ.get(key)
+    if read is None:
+        read = _load_text(text, file=file, yaml11_booleans=yaml11_booleans)
+        if len(text) <= _READ_MAX_TEXT:
+            if len(_READ) >= _READ_LIMIT:
+                del _READ[next(iter(_READ))]
+            _READ[key] = read
+    return LoadedDocument(
+        file=file,
+        data=_copy_plain(read.data),
+        value_positions=dict(read.value_positions),
+        key_positions=dict(read.key_positions),
+        issues=[issue if issue.file == file else replace(issue, file=file) for issue in read.issues],
+    )
+
+
+def _copy_plain(value: Any) -> Any:
+    if type(value) is dict:
+        return {key: _copy_plain(item) for key, item in value.items()}
+    if type(value) is list:
+        return [_copy_plain(item) for item in value]
+    return value  # str, int, float, bool, None: immutable
+
+
+def _load_text(text: str, *, file: str, yaml11_booleans: bool) -> LoadedDocument:
+    fast = _load_with_libyaml(text, file=file, yaml11_booleans=yaml11_booleans)
+    if fast is not None:
+        return fast
     loaded = LoadedDocument(file=file, data=None)
     scanner: _EventLoader | None = None
     events: list[Event] = []
@@ -302,8 +363,59 @@ def load_yaml_text(text: str, *, file: str, yaml11_booleans: bool = False) -> Lo
     return loaded
 
 
+def _plain_and_shallow(parser: Any) -> bool:
+    """True when the event stream has no tag, anchor or alias and nests at most MAX_DEPTH deep: then
+    ``_scan_events`` would report nothing, and the recursive C composer stays shallow."""
+    depth = 0
+    while parser.check_event():
+        event = parser.get_event()
+        kind = type(event)
+        if kind is ScalarEvent:
+            if event.anchor is not None or event.tag is not None:
+                return False
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
+            if event.anchor is not None or event.tag is not None:
+                return False
+            depth += 1
+            if depth > MAX_DEPTH:
+                return False
+        elif kind is MappingEndEvent or kind is SequenceEndEvent:
+            depth -= 1
+        elif kind is AliasEvent:
+            return False
+    return True
+
+
+def _load_with_libyaml(text: str, *, file: str, yaml11_booleans: bool) -> LoadedDocument | None:
+    """The document as libyaml reads it, or None when libyaml is absent, refuses the text, or anything
+    in it is a problem (the pure-Python reading then reports it)."""
+    if _CParser is None or "\t" in text:  # libyaml accepts tabs where the pure-Python scanner does not
+        return None
+    try:
+        scanner = _CParser(text)
+        try:
+            plain = _plain_and_shallow(scanner)
+        finally:
+            scanner.dispose()
+        if not plain:
+            return None
+        composer = _CoreSchemaCParser(text)
+        try:
+            node = composer.get_single_node()
+        finally:
+            composer.dispose()
+    except Exception:  # libyaml's own error (or one of its encoding): the pure-Python parser names it
+        return None
+    loaded = LoadedDocument(file=file, data=None)
+    if node is not None:
+        loaded.data = _Walker(loaded, yaml11_booleans=yaml11_booleans).value(node, ())
+    return None if loaded.issues else loaded
+
+
 class _Walker:
-    """Turns composed nodes into plain data, recording positions and problems in ``loaded``."""
+    """Turns composed nodes into plain data, recording positions and problems in ``loaded``.
+
+    A plain scalar's style is None from the pure-Python parser and "" from libyaml: both are falsy."""
 
     def __init__(self, loaded: LoadedDocument, *, yaml11_booleans: bool = False) -> None:
         self.loaded = loaded
@@ -330,7 +442,7 @@ class _Walker:
                 shown = key_node.value if isinstance(key_node, ScalarNode) else type(key_node).__name__
                 self.problem(key_node, path, f"key {shown!r} is not a string; quote it")
                 continue
-            if key == "<<" and key_node.style is None:
+            if key == "<<" and not key_node.style:
                 self.problem(key_node, path, "merge keys (<<) are not allowed; write the mapping out")
                 continue
             if key in result:
@@ -355,7 +467,7 @@ class _Walker:
         if tag == _STR:
             if has_surrogate(text):
                 self.problem(node, path, "a lone UTF-16 surrogate is not Unicode text")
-            if self.yaml11_booleans and node.style is None and _YAML11_BOOL.match(text):
+            if self.yaml11_booleans and not node.style and _YAML11_BOOL.match(text):
                 return text in _YAML11_TRUE
             return text
         if tag == _NULL:

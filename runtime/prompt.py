@@ -24,7 +24,11 @@ from schemarouter.runtime.simulator.result import ToolResult
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return _ENCODER.encode(value)
+
+
+# json.dumps with these options, built once (json.dumps builds an encoder per call for any option).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,11 @@ def write_output_file(path: Path, text: str, *, option: str) -> None:
 
 def write_text_atomic(path: Path, text: str) -> None:
     """Write ``text`` (UTF-8, LF line endings as given) to ``path`` atomically."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -46,8 +51,8 @@ def write_text_atomic(path: Path, text: str) -> None:
         raise SchemaRouterError(f"{path}: cannot write ({err.strerror or err})") from None
     tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o666 & ~_UMASK)

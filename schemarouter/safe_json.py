@@ -23,6 +23,8 @@ MAX_DEPTH = 64
 MAX_INT_DIGITS = 4300
 
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _LONG_INT = re.compile(r"(?<![0-9.eE+-])-?[0-9]{" + str(MAX_INT_DIGITS + 1) + ",}")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -68,7 +70,7 @@ def decode_utf8(raw: bytes) -> str:
 
 def depth_problem(text: str, limit: int = MAX_DEPTH) -> JsonTextError | None:
     """The error for the first bracket that nests ``text`` deeper than ``limit``, if there is one."""
-    if text.count("[") + text.count("{") <= limit:
+    if text.count("[") + text.count("{") <= limit or _bracket_depth(text) <= limit:
         return None
     depth = 0
     for token in _TOKENS.finditer(text):
@@ -80,6 +82,19 @@ def depth_problem(text: str, limit: int = MAX_DEPTH) -> JsonTextError | None:
         elif char in "]}":
             depth -= 1
     return None
+
+
+def _bracket_depth(text: str) -> int:
+    """The deepest nesting of the brackets outside strings, as the token scan above counts them (the
+    same string pattern, found by the same leftmost search), without visiting every string in Python."""
+    depth = deepest = 0
+    for char in _NOT_BRACKET.sub("", _STRING.sub("", text)):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        else:
+            depth -= 1
+    return deepest
 
 
 def has_surrogate(text: str) -> bool:
@@ -97,7 +112,10 @@ class _Refused(ValueError):
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
+    result: dict[str, Any] = dict(pairs)
+    if len(result) == len(pairs):
+        return result
+    result = {}
     for key, value in pairs:
         if key in result:
             raise _Refused(f"duplicate key {key!r}")

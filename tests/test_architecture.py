@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("schemarouter.runtime.engine",),
     ("schemarouter.runtime.run",),
     ("schemarouter.runtime.scoring",),
-    ("schemarouter.runtime.report",),
+    ("schemarouter.runtime.diagnostics", "schemarouter.runtime.report"),
     ("schemarouter.compiler", "schemarouter.compiler.generate"),
     ("schemarouter.application", "schemarouter.llm_smoke"),
     ("schemarouter.cli",),
@@ -162,6 +162,11 @@ def test_nothing_reaches_the_cli() -> None:
 
 def test_the_runtime_never_imports_networkx_or_the_compiler() -> None:
     assert _reaches("schemarouter.runtime", "networkx", "schemarouter.compiler") == []
+
+
+def test_the_runtime_knows_no_project_layout() -> None:
+    # Paths are resolved by the application layer and handed in (catalogs_dir, a LockLocation).
+    assert _reaches("schemarouter.runtime", "schemarouter.project", "schemarouter.project_file") == []
 
 
 def test_the_lock_and_a_trace_match_their_schemas(tmp_path: Path) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from extras import require_module
 from typer.testing import CliRunner
 
 from schemarouter.cli.app import app
@@ -61,8 +61,8 @@ def test_anchor_prints_ours_beside_the_anchor(monkeypatch: pytest.MonkeyPatch) -
     assert "ms CPU per model turn" in out and "inspect_ai mockllm (sample logs off) / ours:" in out
 
 
-@pytest.mark.skipif(importlib.util.find_spec("inspect_ai") is None, reason="the bench extra is not installed")
 def test_anchor_runs_inspect_ai_mockllm() -> None:
+    require_module("inspect_ai", extra="bench")
     code, out = _sr("anchor", "--tasks", "1", "--samples", "2", "--repeats", "1")
     assert code == 0, out
     assert "mockllm/model, sample logs off" in out and "mockllm/model, sample logs on" in out

@@ -30,7 +30,7 @@ def engine(request: pytest.FixtureRequest, reference: EngineResources) -> Engine
     if request.param == "reference":
         return reference
     return EngineResources.load(
-        paths=ROOT, compiled=reference.compiled, catalog_sizes=(100,), agent=request.param
+        catalogs_dir=ROOT.catalogs_dir, compiled=reference.compiled, catalog_sizes=(100,), agent=request.param
     )
 
 

@@ -272,7 +272,11 @@ def test_run_options_reach_the_openai_agent() -> None:
     base = load_engine(paths=root, catalog_sizes=(100,), agent="openai")
     options = {"base_url": "http://127.0.0.1:9/v1", "model": "tiny", "constrained_decoding": True}
     resources = EngineResources.load(
-        paths=root, compiled=base.compiled, catalog_sizes=(100,), agent="openai", agent_options=options
+        catalogs_dir=root.catalogs_dir,
+        compiled=base.compiled,
+        catalog_sizes=(100,),
+        agent="openai",
+        agent_options=options,
     )
     agent = resources.make_agent(task=resources.task("S1-en-01"), catalog=resources.catalog(100))
     assert isinstance(agent, OpenAIAgent)

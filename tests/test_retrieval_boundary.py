@@ -19,12 +19,12 @@ def test_static_rank_takes_a_query_and_a_depth_only() -> None:
     assert list(signature.parameters) == ["self", "query", "depth"]
     assert signature.parameters["query"].annotation in ("str", str)
     assert signature.parameters["depth"].annotation in ("int", int)
-    assert list(inspect.signature(StaticRetriever.__init__).parameters) == ["self", "index"]
+    assert list(inspect.signature(StaticRetriever.__init__).parameters) == ["self", "strategy"]
 
 
 def test_static_retriever_has_nowhere_to_keep_state() -> None:
     retriever = StaticRetriever(toy_index())
-    assert StaticRetriever.__slots__ == ("_index",)
+    assert StaticRetriever.__slots__ == ("_strategy",)
     assert not hasattr(retriever, "__dict__")
     with pytest.raises(AttributeError):
         retriever.state = ObservableState.initial()  # type: ignore[attr-defined]

@@ -66,7 +66,13 @@ def test_episodes_are_deterministic(reference: dict[str, Any]) -> None:
     sample = result_set.scope.episode_keys()[::61]
     engine = EngineAdapter()
     loaded = engine.load(
-        EngineSetup(paths.root, reference["compiled"], result_set.scope.catalogs, "reference")
+        EngineSetup(
+            paths.root,
+            reference["compiled"],
+            result_set.scope.catalogs,
+            "reference",
+            catalogs_dir=paths.catalogs_dir,
+        )
     )
     with EpisodeStore(reference["run_dir"], readonly=True) as store:
         for key in sample:

@@ -31,6 +31,10 @@ UNREACHED_BY_EDITS = {
     "SU105": "strata fields compared with the protocol are pinned by strata.schema.json",
     "SV107": "a schema file that is JSON but not an object: no single edit of a committed schema makes one",
     "SV110": "check_schema refuses an unresolvable $ref first (SV102); kept so no traceback can escape",
+    # 0.14's retriever schema has no strategy entry; a successor's may: test_retriever_strategy_spec.py.
+    "RT101": "retriever.yaml is not a core spec and 0.14's schema admits no strategy",
+    "RT102": "retriever.yaml is not a core spec and 0.14's schema admits no strategy",
+    "RT103": "retriever.yaml is not a core spec and 0.14's schema admits no strategy",
 }
 
 

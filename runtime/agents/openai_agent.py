@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.agents.call_cache import CallCache, open_call_cache
 from schemarouter.runtime.agents.chat_response import parse_response
 from schemarouter.runtime.agents.http_client import ChatClient, ModelServerError, Transport
-from schemarouter.runtime.agents.model_cache import ModelCallCache, ServerScope, serialize_request
+from schemarouter.runtime.agents.model_cache import ServerScope, serialize_request
 from schemarouter.runtime.agents.protocol import AgentView, Decision
 from schemarouter.runtime.agents.registry import register_agent
 from schemarouter.runtime.agents.server_templates import results_as_text_needed
@@ -164,7 +165,7 @@ def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]])
 @dataclass
 class OpenAIAgent:
     settings: OpenAISettings
-    cache: ModelCallCache | None = None
+    cache: CallCache | None = None
     use_cache: bool = True  # False: the cache is neither read nor written
     records: list[CallRecord] = field(default_factory=list)
     name: str = "openai"
@@ -262,7 +263,7 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
     cache_path = merged.get("cache_path")
     no_cache = bool(merged.get("no_cache", False))
     # --no-cache opens no cache at all, so not even an empty cache file is written.
-    cache = ModelCallCache(Path(cache_path)) if cache_path and not no_cache else None
+    cache = open_call_cache(Path(cache_path)) if cache_path and not no_cache else None
     return OpenAIAgent(settings=settings, cache=cache, use_cache=not no_cache)
 
 

@@ -16,6 +16,7 @@ but it only ever sees and calls the exposed tools.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -133,9 +134,11 @@ class ReferenceAgent:
 
 
 def _key(arguments: dict[str, Any]) -> str:
-    import json
+    return _KEY_ENCODER.encode(arguments)
 
-    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+# json.dumps with these options, built once (json.dumps builds an encoder per call for any option).
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
 
 
 def _executed_calls(view: AgentView) -> list[ExecutedCall]:

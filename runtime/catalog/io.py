@@ -24,6 +24,13 @@ def catalog_path(catalogs_dir: Path, size: int) -> Path:
 def dump_catalog(catalog: Catalog) -> str:
     """The exact text of a catalog file."""
     data = catalog.model_dump(mode="json")
+    # The provenance of imported catalogs is left out when absent, so generated catalogs keep their bytes.
+    if data.get("source") is None:
+        data.pop("source", None)
+    for endpoint in data["endpoints"]:
+        for part in (endpoint, *endpoint["inputs"], *endpoint["outputs"]):
+            if not part.get("derived"):
+                part.pop("derived", None)
     return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
 
 
@@ -52,4 +59,40 @@ def load_catalog_with_digest(catalogs_dir: Path, size: int) -> tuple[Catalog, st
         raise SchemaRouterError(
             f"{path}: declares size {catalog.size} with {len(catalog.endpoints)} endpoints, expected {size}"
         )
+    return catalog, _digest(raw)
+
+
+def load_catalog_file(path: Path) -> tuple[Catalog, str]:
+    """Any catalog file (generated or imported, e.g. by ``sr catalog import``) and its digest.
+
+    Problems are one line each: a file that cannot be read, is not JSON, or is not a catalog.
+    """
+    from pydantic import ValidationError
+
+    from schemarouter import safe_json
+
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise SchemaRouterError(f"{path}: cannot read the catalog file ({err.strerror or err})") from None
+    try:
+        safe_json.loads(raw)
+    except safe_json.JsonTextError as err:
+        raise SchemaRouterError(
+            f"{path}:{err.line}:{err.column}: not a catalog file: {err.message}"
+        ) from None
+    try:
+        catalog = Catalog.model_validate_json(raw)
+    except ValidationError as err:
+        first = err.errors(include_url=False)[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        more = f" (and {err.error_count() - 1} more problems)" if err.error_count() > 1 else ""
+        raise SchemaRouterError(f"{path}: not a catalog file: {where}: {first['msg']}{more}") from None
+    if catalog.size != len(catalog.endpoints):
+        raise SchemaRouterError(
+            f"{path}: declares size {catalog.size} with {len(catalog.endpoints)} endpoints"
+        )
+    routes = [e.route_id for e in catalog.endpoints]
+    if routes != sorted(set(routes)):
+        raise SchemaRouterError(f"{path}: endpoints must be sorted by route_id, without duplicates")
     return catalog, _digest(raw)

@@ -35,6 +35,11 @@ class FieldSpec(BaseModel):
     )
     enum: tuple[str, ...] | None = Field(default=None, description="Allowed string values, if closed.")
     description: str = Field(description="English description shown to the model.")
+    derived: tuple[str, ...] = Field(
+        default=(),
+        description="Imported catalogs: the attributes an importer derived (e.g. semantic_id) instead of "
+        "reading them from the source. Omitted from the file when empty.",
+    )
 
 
 class Endpoint(BaseModel):
@@ -56,6 +61,11 @@ class Endpoint(BaseModel):
     behavior: dict[str, Any] = Field(
         default_factory=dict,
         description="Simulator semantics. Never rendered to the model and never indexed.",
+    )
+    derived: tuple[str, ...] = Field(
+        default=(),
+        description="Imported catalogs: the attributes an importer derived (e.g. route_id, side_effect) "
+        "instead of reading them from the source. Omitted from the file when empty.",
     )
 
     def tool_schema(self) -> dict[str, Any]:
@@ -96,14 +106,29 @@ def _field_description(f: FieldSpec) -> str:
     return f"{f.description} ({', '.join(extras)})"
 
 
+class CatalogSource(BaseModel):
+    """Where an imported catalog came from (``sr catalog import``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    format: str = Field(description="The importer's stable code: mcp, openai or openapi.")
+    file: str = Field(description="The source file's name (without its directory).")
+    sha256: str = Field(description="sha256: and the hex sha256 of the source file's bytes.")
+    title: str | None = Field(default=None, description="The source's own title, if it has one.")
+    version: str | None = Field(default=None, description="The source's own version, if it has one.")
+
+
 class Catalog(BaseModel):
     """A catalog of a given size; endpoints sorted by route_id."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     catalog_version: int = Field(default=1, description="Catalog file format version.")
-    size: int = Field(description="Number of endpoints: 100, 250 or 500.")
+    size: int = Field(description="Number of endpoints (generated catalogs: 100, 250 or 500).")
     endpoints: tuple[Endpoint, ...] = Field(description="Endpoints sorted by route_id.")
+    source: CatalogSource | None = Field(
+        default=None, description="Imported catalogs only: the source. Omitted from the file when null."
+    )
 
     def by_route(self) -> dict[str, Endpoint]:
         return {e.route_id: e for e in self.endpoints}

@@ -84,7 +84,7 @@ def _mock_output(messages: Any, tools: Any, tool_choice: Any, config: Any) -> An
 def _turns(n: int) -> Any:
     from inspect_ai.solver import Generate, TaskState, solver
 
-    @solver  # type: ignore[untyped-decorator]
+    @solver  # type: ignore[untyped-decorator, unused-ignore]  # typed when the bench extra is installed
     def model_turns() -> Any:
         async def solve(state: TaskState, generate: Generate) -> TaskState:
             for _ in range(n):

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
 from schemarouter.runtime.agents.catalog_view import AgentCatalog
 from schemarouter.runtime.agents.protocol import Agent
 from schemarouter.runtime.agents.registry import make_agent
@@ -21,7 +20,8 @@ from schemarouter.runtime.catalog.io import catalog_digest, load_catalog_with_di
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
 from schemarouter.runtime.prompt import ExposedTools, ToolSchemas
-from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec, StateAwareRetriever, StaticRetriever
+from schemarouter.runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
+from schemarouter.runtime.retrieval.strategy import build_from_spec
 from schemarouter.runtime.spec_model import CompiledSpec
 from schemarouter.runtime.state.guard import install_from_compiled
 from schemarouter.runtime.surface.io import load_surface, load_surface_file
@@ -60,13 +60,15 @@ class CatalogResources:
         state_contract: Any,
         *,
         digest: str | None = None,
+        cache_dir: Path | None = None,
     ) -> CatalogResources:
-        """Index ``catalog`` and build its retrievers (once per catalog and process)."""
-        index = RetrievalIndex.build(catalog, retriever_spec)
+        """Index ``catalog`` and build the spec's retrieval strategy and its two entry points (once per
+        catalog and process); ``cache_dir`` holds derived document data a strategy may cache."""
+        strategy = build_from_spec(retriever_spec, catalog, cache_dir=cache_dir)
         return cls(
             catalog=catalog,
-            static_retriever=StaticRetriever(index),
-            state_aware_retriever=StateAwareRetriever(index, state_contract),
+            static_retriever=StaticRetriever(strategy),
+            state_aware_retriever=StateAwareRetriever(strategy, state_contract),
             digest=digest,
         )
 
@@ -113,29 +115,33 @@ class EngineResources:
     def load(
         cls,
         *,
-        paths: ProjectPaths,
+        catalogs_dir: Path,
         compiled: CompiledSpec,
         catalog_sizes: Iterable[int] = (100, 250, 500),
         agent: str = "reference",
         tokenizer_path: str | None = None,
         agent_options: Mapping[str, Any] | None = None,
         surface_file: Path | None = None,
+        cache_dir: Path | None = None,
     ) -> EngineResources:
-        """``surface_file``: a pilot surface instead of the experiment's evaluation surface."""
+        """``surface_file``: a pilot surface instead of the experiment's evaluation surface;
+        ``cache_dir``: where strategies may cache derived document data (none: kept in memory)."""
         install_from_compiled(compiled)  # the state boundary enforces this experiment's contract
         retriever_spec = RetrieverSpec.from_compiled(compiled)
         catalogs: dict[int, CatalogResources] = {}
         for size in catalog_sizes:
-            catalog, digest = load_catalog_with_digest(paths.catalogs_dir, size)
+            catalog, digest = load_catalog_with_digest(catalogs_dir, size)
             catalogs[size] = CatalogResources.build(
-                catalog, retriever_spec, compiled.state_contract, digest=digest
+                catalog,
+                retriever_spec,
+                compiled.state_contract,
+                digest=digest,
+                cache_dir=cache_dir,
             )
         return cls(
             compiled=compiled,
             catalogs=catalogs,
-            tasks=load_surface(paths.catalogs_dir)
-            if surface_file is None
-            else load_surface_file(surface_file),
+            tasks=load_surface(catalogs_dir) if surface_file is None else load_surface_file(surface_file),
             engine_spec=EngineSpec.model_validate(compiled.raw["engine"]),
             agent_spec=AgentSpec.model_validate(compiled.raw["agent"]),
             agent=agent,

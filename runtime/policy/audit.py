@@ -54,8 +54,12 @@ class AuditRecord(BaseModel):
 
 
 def arguments_sha256(arguments: Any) -> str:
-    text = json.dumps(arguments, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = _ARGUMENTS_ENCODER.encode(arguments)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# json.dumps with these options, built once (json.dumps builds an encoder per call for any option).
+_ARGUMENTS_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def decide(

@@ -13,6 +13,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from schemarouter.runtime.report.intervals_text import FLAG_MARK, report_flag
 from schemarouter.runtime.report.numbers import fmt_number
 
 if TYPE_CHECKING:  # imported for the annotation only: `sr --help` does not load the run package
@@ -61,7 +62,7 @@ def print_verdict(console: Console, report: dict[str, Any], *, identity: str | N
         table.add_column(column, justify="right" if column in ("value", "threshold") else "left")
     for catalog, block in gate["by_catalog"].items():
         for c in block["criteria"]:
-            ci = "exact" if c["ci_low"] is None and c["value"] is not None else _ci(c)
+            ci = "exact" if c["ci_low"] is None and c["value"] is not None else _ci(c, report)
             passed = {True: "[green]yes[/]", False: "[red]no[/]", None: "[yellow]n/a[/]"}[c["passed"]]
             table.add_row(
                 catalog,
@@ -101,6 +102,7 @@ def status_lines(result_set: ResultSet) -> list[str]:
                 f"{s.finished_at.isoformat() if s.finished_at else 'did not finish'}"
                 f"  committed {s.committed if s.committed is not None else '?'}"
                 f"  events {s.infrastructure_events if s.infrastructure_events is not None else '?'}"
+                + (f"  executor {s.executor}" if s.executor else "")
                 for s in m.sessions
             ),
         ]
@@ -125,7 +127,9 @@ def status_lines(result_set: ResultSet) -> list[str]:
     return lines
 
 
-def _ci(c: dict[str, Any]) -> str:
+def _ci(c: dict[str, Any], report: dict[str, Any]) -> str:
     if c["ci_low"] is None:
         return "undefined"
-    return f"[{fmt_number(c['ci_low'])}, {fmt_number(c['ci_high'])}]"
+    flag = report_flag(c, report)
+    text = f"[{fmt_number(c['ci_low'])}, {fmt_number(c['ci_high'])}]"
+    return f"{text} {FLAG_MARK} {flag}" if flag else text

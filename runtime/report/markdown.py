@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from schemarouter.runtime.report.explain import diagnostics_tables, render_markdown_tables
+from schemarouter.runtime.report.intervals_text import FLAG_MARK, fmt_interval
 from schemarouter.runtime.report.numbers import fmt_number
 from schemarouter.runtime.report.plots import PLOT_FILES
 from schemarouter.runtime.spec_model.identity import Lineage, identity_line
@@ -71,13 +73,14 @@ def render_markdown(
     for code, per_catalog in criteria_rows.items():
         c0 = per_catalog[0]
         test = f"{c0['statistic']} {c0['operator']} {_num(c0['threshold'])}"
-        cells = [_criterion_cell(c) for c in per_catalog]
+        cells = [_criterion_cell(c, report) for c in per_catalog]
         lines.append(f"| {code} | {c0['title']} | {test} | " + " | ".join(cells) + " |")
     lines.append("")
     for k in catalogs:
         lines += _metric_table(report, k, titles)
     lines += _difference_table(report, catalogs, titles)
-    lines += _latency_table(latency, catalogs, report["scope"]["conditions"])
+    lines += _latency_table(latency, catalogs, report)
+    lines += _diagnostics_section(report)
     lines += _lineage_section(lineage)
     lines += ["## Plots", ""] + [f"![{name}]({name})" for name in PLOT_FILES] + [""]
     return "\n".join(lines)
@@ -100,11 +103,11 @@ def _spec_rank(metric: str, titles: dict[str, str]) -> int:
     return order.index(metric) if metric in order else len(order)
 
 
-def _criterion_cell(c: dict[str, Any]) -> str:
+def _criterion_cell(c: dict[str, Any], report: dict[str, Any]) -> str:
     mark = {True: "PASS", False: "FAIL", None: "n/a"}[c["passed"]]
     if c["ci_low"] is None:
         return f"{_num(c['value'])} {mark}"
-    return f"{_num(c['point'])} [{_num(c['ci_low'])}, {_num(c['ci_high'])}] {mark}"
+    return f"{fmt_interval(c, report)} {mark}"
 
 
 def _metric_table(report: dict[str, Any], catalog: str, titles: dict[str, str]) -> list[str]:
@@ -125,7 +128,7 @@ def _metric_table(report: dict[str, Any], catalog: str, titles: dict[str, str]) 
         cells = []
         for condition in conditions:
             interval = report["metrics"][condition][catalog].get(metric)
-            cells.append(_interval(interval) if interval else "—")
+            cells.append(fmt_interval(interval, report) if interval else "—")
         lines.append(f"| {titles.get(metric, metric)} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
@@ -142,12 +145,13 @@ def _difference_table(report: dict[str, Any], catalogs: list[str], titles: dict[
         "| --- | " + " | ".join("---" for _ in catalogs) + " |",
     ]
     for metric in metrics:
-        cells = [_interval(diffs["by_catalog"][k][metric]) for k in catalogs]
+        cells = [fmt_interval(diffs["by_catalog"][k][metric], report) for k in catalogs]
         lines.append(f"| {titles.get(metric, metric)} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
 
-def _latency_table(latency: dict[str, Any] | None, catalogs: list[str], conditions: list[str]) -> list[str]:
+def _latency_table(latency: dict[str, Any] | None, catalogs: list[str], report: dict[str, Any]) -> list[str]:
+    conditions = report["scope"]["conditions"]
     if not latency or not latency.get("metrics"):
         return []
     lines = [
@@ -157,17 +161,23 @@ def _latency_table(latency: dict[str, Any] | None, catalogs: list[str], conditio
         "| --- | " + " | ".join("---" for _ in catalogs) + " |",
     ]
     for condition in conditions:
-        cells = [_interval(latency["metrics"][condition][k]) for k in catalogs]
+        cells = [fmt_interval(latency["metrics"][condition][k], report) for k in catalogs]
         lines.append(f"| {condition} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
 
-def _interval(interval: dict[str, Any]) -> str:
-    if interval["point"] is None:
-        return "undefined"
-    if interval["ci_low"] is None:
-        return _num(interval["point"])
-    return f"{_num(interval['point'])} [{_num(interval['ci_low'])}, {_num(interval['ci_high'])}]"
+def _diagnostics_section(report: dict[str, Any]) -> list[str]:
+    tables = diagnostics_tables(report)
+    if not tables:
+        return []
+    return [
+        "## Diagnostics (from the stored traces; `sr explain RUN_DIR`, report.html)",
+        "",
+        f"{FLAG_MARK} marks an interval that is not an honest interval: zero width because every "
+        "contributing cell holds one task, or with undefined resamples.",
+        "",
+        *render_markdown_tables(tables),
+    ]
 
 
 def _lineage_section(lineage: Lineage | None) -> list[str]:

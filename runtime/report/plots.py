@@ -4,9 +4,15 @@
 * ``recall_heatmap.png``: next-required-tool Recall@5 (ratio of sums) per stratum x language cell, one
   panel per ranking condition x catalog size;
 * ``tokens_vs_pass.png``: mean tool-schema tokens against task pass, per condition and catalog size,
-  with 95% intervals on both axes.
+  with 95% intervals on both axes;
+* ``difference_heatmap.png``: the paired difference treatment - comparator per stratum x language
+  cell (task pass: mean of per-task differences; Recall@5: difference of the ratios of sums), one
+  panel per metric x catalog size, on a diverging scale centred on 0.
 
-PNG metadata carries no software version or time, so the files depend on the data only. matplotlib is
+Each figure is also written as SVG beside its PNG (``<name>.svg``). Layout is matplotlib's constrained
+layout, so axis labels, colour bars and legends fit inside the figure (a test checks every text).
+PNG and SVG metadata carry no software version or time, and SVG ids are salted with a constant, so
+the files depend on the data only. matplotlib is
 imported when the first plot is drawn, never on import of this module, so commands that do not draw
 do not pay for it.
 """
@@ -17,10 +23,13 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from schemarouter.runtime.report.intervals_text import FLAG_MARK, report_flag
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-PLOT_FILES = ("gate_forest.png", "recall_heatmap.png", "tokens_vs_pass.png")
+PLOT_FILES = ("gate_forest.png", "recall_heatmap.png", "tokens_vs_pass.png", "difference_heatmap.png")
+PASS_METRIC = "task_pass"
 RECALL_METRIC = "next_tool_recall_at_5"
 _PASS, _FAIL, _NA = "#1a7f37", "#cf222e", "#8c959f"
 _PALETTE = ("#0969da", "#8250df", "#1a7f37", "#bc4c00", "#57606a", "#cf222e")
@@ -37,18 +46,35 @@ def write_plots(
     recall_components: tuple[str, str],
     only: Collection[str] | None = None,
 ) -> list[Path]:
-    """Write the plots (``only``: a subset of ``PLOT_FILES``); return the paths written."""
-    draw = {
-        PLOT_FILES[0]: lambda: _gate_forest(report),
-        PLOT_FILES[1]: lambda: _recall_heatmap(report, rows, strata, languages, recall_components),
-        PLOT_FILES[2]: lambda: _tokens_vs_pass(report),
-    }
+    """Write the plots (``only``: a subset of ``PLOT_FILES``), each as PNG and SVG; return the paths."""
     written = []
     for name in PLOT_FILES:
         if only is None or name in only:
-            _save(draw[name](), out_dir / name)
-            written.append(out_dir / name)
+            fig = figure(
+                name, report, rows, strata=strata, languages=languages, recall_components=recall_components
+            )
+            _save(fig, out_dir / name)
+            written += [out_dir / name, (out_dir / name).with_suffix(".svg")]
     return written
+
+
+def figure(
+    name: str,
+    report: dict[str, Any],
+    rows: Sequence[dict[str, Any]],
+    *,
+    strata: Sequence[str],
+    languages: Sequence[str],
+    recall_components: tuple[str, str],
+) -> Figure:
+    """One of ``PLOT_FILES`` as a matplotlib Figure (not yet saved)."""
+    if name == PLOT_FILES[0]:
+        return _gate_forest(report)
+    if name == PLOT_FILES[1]:
+        return _recall_heatmap(report, rows, strata, languages, recall_components)
+    if name == PLOT_FILES[2]:
+        return _tokens_vs_pass(report)
+    return _difference_heatmap(report, rows, strata, languages, recall_components)
 
 
 def preload() -> None:
@@ -61,9 +87,10 @@ def _new_figure(**kwargs: Any) -> Figure:
     import matplotlib
 
     matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "schemarouter"  # stable SVG ids
     from matplotlib.figure import Figure
 
-    return Figure(**kwargs)
+    return Figure(layout="constrained", **kwargs)
 
 
 def _save(fig: Figure, path: Path) -> None:
@@ -71,6 +98,7 @@ def _save(fig: Figure, path: Path) -> None:
 
     FigureCanvasAgg(fig)
     fig.savefig(path, dpi=100, metadata={"Software": None})
+    fig.savefig(path.with_suffix(".svg"), format="svg", metadata={"Date": None, "Creator": None})
 
 
 def _gate_forest(report: dict[str, Any]) -> Figure:
@@ -79,7 +107,6 @@ def _gate_forest(report: dict[str, Any]) -> Figure:
     codes = [c["code"] for c in gate["by_catalog"][catalogs[0]]["criteria"]]
     fig = _new_figure(figsize=(9, 1.6 * len(codes) + 0.8))
     axes = fig.subplots(len(codes), 1, squeeze=False)[:, 0]
-    fig.subplots_adjust(left=0.13, right=0.97, top=1 - 0.75 / fig.get_figheight(), bottom=0.04, hspace=0.75)
     fig.suptitle(f"Gate {gate['verdict']}: {gate['treatment']} vs {gate['comparator']}", fontweight="bold")
     for ax, code in zip(axes, codes, strict=True):
         per_catalog = [
@@ -94,14 +121,26 @@ def _gate_forest(report: dict[str, Any]) -> Figure:
             if x is not None:
                 ax.plot([x], [y], marker="o", color=color, markersize=7)
         ax.axvline(first["threshold"], color="#24292f", linestyle="--", linewidth=1)
-        ax.set_yticks(range(len(catalogs)), [f"catalog {k}" for k in catalogs])
+        flags = [report_flag(c, report) for c in per_catalog]
+        ax.set_yticks(
+            range(len(catalogs)),
+            [f"catalog {k}{f' {FLAG_MARK}' if f else ''}" for k, f in zip(catalogs, flags, strict=True)],
+        )
         ax.set_ylim(len(catalogs) - 0.4, -0.6)  # first catalog size on top
+        flagged = next((f for f in flags if f), None)
         ax.set_title(
-            f"{code}: {first['title']}  [{first['statistic']} {first['operator']} {first['threshold']:g}]",
+            f"{code}: {first['title']}  [{first['statistic']} {first['operator']} {first['threshold']:g}]"
+            + (f"  {FLAG_MARK} {flagged}" if flagged else ""),
             fontsize=9,
             loc="left",
         )
         ax.grid(axis="x", alpha=0.3)
+        what = "treatment - comparator" if first["compare"] == "difference" else first["compare"]
+        ax.set_xlabel(
+            f"{first['metric']} ({what}): point and 95% interval; the test reads {first['statistic']}; "
+            "dashed: threshold",
+            fontsize=8,
+        )
     return fig
 
 
@@ -122,7 +161,6 @@ def _recall_heatmap(
         fig.text(0.5, 0.5, "Recall@5 applies to none of the run's conditions", ha="center")
         return fig
     axes = fig.subplots(len(conditions), len(catalogs), squeeze=False)
-    fig.subplots_adjust(left=0.14, right=0.88, top=0.95, bottom=0.05, wspace=0.08, hspace=0.3)
     sums: dict[tuple[str, int, str, str], list[float]] = {}
     for row in rows:
         if row.get(den_key) is None:
@@ -148,11 +186,90 @@ def _recall_heatmap(
                     ax.text(
                         li, si, text, ha="center", va="center", fontsize=7, color="white" if dark else "black"
                     )
-            ax.set_xticks(range(len(languages)), languages, fontsize=8)
-            ax.set_yticks(range(len(strata)), strata if j == 0 else [""] * len(strata), fontsize=7)
+            _cell_axes(ax, strata, languages, first_column=j == 0, last_row=i == len(conditions) - 1)
             ax.set_title(f"{condition}, catalog {catalog}", fontsize=8)
     if image is not None:
-        fig.colorbar(image, cax=fig.add_axes((0.9, 0.25, 0.015, 0.5)), label="Recall@5 (ratio of sums)")
+        fig.colorbar(image, ax=axes, shrink=0.6, label="Recall@5 (ratio of sums)")
+    return fig
+
+
+def _cell_axes(
+    ax: Any, strata: Sequence[str], languages: Sequence[str], *, first_column: bool, last_row: bool
+) -> None:
+    ax.set_xticks(range(len(languages)), languages, fontsize=8)
+    ax.set_yticks(range(len(strata)), strata if first_column else [""] * len(strata), fontsize=7)
+    if last_row:
+        ax.set_xlabel("language", fontsize=8)
+    if first_column:
+        ax.set_ylabel("stratum", fontsize=8)
+
+
+def _difference_heatmap(
+    report: dict[str, Any],
+    rows: Sequence[dict[str, Any]],
+    strata: Sequence[str],
+    languages: Sequence[str],
+    components: tuple[str, str],
+) -> Figure:
+    gate = report["gate"]
+    treatment, comparator = gate["treatment"], gate["comparator"]
+    catalogs = [int(k) for k in report["scope"]["catalogs"]]
+    fig = _new_figure(figsize=(3.6 * len(catalogs) + 2.0, 6.4))
+    fig.suptitle(f"Paired difference {treatment} - {comparator} per stratum x language", fontsize=10)
+    if not all(c in report["scope"]["conditions"] for c in (treatment, comparator)):
+        fig.text(0.5, 0.5, "the run lacks the treatment or the comparator", ha="center")
+        return fig
+    num_key, den_key = components
+    sums: dict[tuple[str, int, str, str], list[float]] = {}
+    for row in rows:
+        if row["condition"] not in (treatment, comparator):
+            continue
+        cell = sums.setdefault((row["condition"], row["catalog"], row["stratum"], row["language"]), [0.0] * 3)
+        cell[0] += row.get(PASS_METRIC) or 0
+        cell[1] += row.get(num_key) or 0
+        cell[2] += row.get(den_key) or 0
+    tasks: dict[tuple[int, str, str], int] = {}
+    for row in rows:
+        if row["condition"] == treatment:
+            key = (row["catalog"], row["stratum"], row["language"])
+            tasks[key] = tasks.get(key, 0) + 1
+    panels = (("task pass", 0), ("Recall@5", 1))
+    axes = fig.subplots(len(panels), len(catalogs), squeeze=False)
+    image = None
+    for i, (label, kind) in enumerate(panels):
+        for j, catalog in enumerate(catalogs):
+            grid = []
+            for s in strata:
+                line = []
+                for lang in languages:
+                    t = sums.get((treatment, catalog, s, lang))
+                    c = sums.get((comparator, catalog, s, lang))
+                    n = tasks.get((catalog, s, lang), 0)
+                    if t is None or c is None or not n:
+                        line.append(float("nan"))
+                    elif kind == 0:
+                        line.append((t[0] - c[0]) / n)
+                    else:
+                        line.append(_ratio([t[1], t[2]]) - _ratio([c[1], c[2]]))
+                grid.append(line)
+            ax = axes[i][j]
+            image = ax.imshow(grid, vmin=-1.0, vmax=1.0, cmap="RdBu", aspect="auto")
+            for si, line in enumerate(grid):
+                for li, value in enumerate(line):
+                    text = "—" if value != value else f"{value:+.2f}"
+                    ax.text(
+                        li,
+                        si,
+                        text,
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="white" if value == value and abs(value) > 0.6 else "black",
+                    )
+            _cell_axes(ax, strata, languages, first_column=j == 0, last_row=i == len(panels) - 1)
+            ax.set_title(f"{label}, catalog {catalog}", fontsize=8)
+    if image is not None:
+        fig.colorbar(image, ax=axes, shrink=0.6, label=f"{treatment} - {comparator}")
     return fig
 
 
@@ -163,7 +280,6 @@ def _ratio(pair: list[float]) -> float:
 def _tokens_vs_pass(report: dict[str, Any]) -> Figure:
     fig = _new_figure(figsize=(10, 5.5))
     ax = fig.subplots()
-    fig.subplots_adjust(left=0.08, right=0.7, top=0.92, bottom=0.1)
     catalogs = [str(k) for k in report["scope"]["catalogs"]]
     for ci, condition in enumerate(report["scope"]["conditions"]):
         color = _PALETTE[ci % len(_PALETTE)]

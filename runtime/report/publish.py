@@ -15,10 +15,10 @@ import sys
 from collections.abc import Callable, Collection
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
 
 from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
+from schemarouter.runtime.diagnostics.source import Diagnoser, episode_source
+from schemarouter.runtime.report.html import write_html
 from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
 from schemarouter.runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
 from schemarouter.runtime.run import jsonio
@@ -27,15 +27,16 @@ from schemarouter.runtime.scoring import ScoreResult, ScoringSpec, score_result_
 from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
 from schemarouter.runtime.scoring.report_json import LATENCY_REPORT_FILE, REPORT_FILE
 from schemarouter.runtime.scoring.score import OutcomeAudit
-from schemarouter.runtime.spec_model import read_lock, record_scoring_started
+from schemarouter.runtime.spec_model import CompiledSpec, read_lock, record_scoring_started
 from schemarouter.runtime.spec_model.identity import Lineage, lineage_of
+from schemarouter.runtime.spec_model.lock import FreezeLock, LockLocation
 
 
 def score_and_publish(
     run_dirs: list[Path],
     *,
-    compiled: Any,
-    paths: ProjectPaths,
+    compiled: CompiledSpec,
+    paths: LockLocation,
     out_dir: Path,
     audit: OutcomeAudit,
     plots: bool = True,
@@ -51,6 +52,8 @@ def score_and_publish(
     drawing = PlotJob(out_dir, spec) if plots else None  # its children import matplotlib meanwhile
     try:
         lock = read_lock(paths.lock_file, display=paths.lock_display)
+        source = episode_source(audit)
+        diagnoser = Diagnoser(source, compiled) if source is not None else None
         result = score_result_set(
             load_result_set(run_dirs),
             spec=spec,
@@ -58,8 +61,11 @@ def score_and_publish(
             out_dir=out_dir,
             audit=audit,
             on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
+            diagnose=diagnoser,
         )
         render_report(out_dir, spec, plots=False, lineage=lineage_of(compiled))
+        if diagnoser is not None and diagnoser.result is not None:
+            write_html(out_dir, result.report, diagnoser.result.facts, diagnoser.traces)
     except BaseException:
         if drawing is not None:
             drawing.cancel()
@@ -101,8 +107,8 @@ def draw_plots(out_dir: Path, spec: ScoringSpec, only: Collection[str] | None = 
     )
 
 
-# The heat map takes about as long as the other two together: two children share the drawing.
-_SHARES = ((PLOT_FILES[1],), (PLOT_FILES[0], PLOT_FILES[2]))
+# The heat maps take about as long as the other two together: two children share the drawing.
+_SHARES = ((PLOT_FILES[1], PLOT_FILES[3]), (PLOT_FILES[0], PLOT_FILES[2]))
 
 
 class PlotJob:
@@ -162,10 +168,12 @@ class PlotJob:
                 f"{self.out_dir}: drawing the plots failed (exit code {failed[0]}); "
                 "report.json and report.md are written"
             )
-        return [self.out_dir / name for name in PLOT_FILES]
+        return [self.out_dir / name for name in PLOT_FILES] + [
+            (self.out_dir / name).with_suffix(".svg") for name in PLOT_FILES
+        ]
 
 
-def start_plots(out_dir: Path, compiled: Any) -> PlotJob:
+def start_plots(out_dir: Path, compiled: CompiledSpec) -> PlotJob:
     """Draw the plots of a directory that ``score_and_publish(..., plots=False)`` wrote."""
     job = PlotJob(out_dir, ScoringSpec.from_compiled(compiled))
     job.go()
@@ -185,7 +193,7 @@ def _draw_in_child(
     draw_plots(out_dir, spec, only=share)
 
 
-def _record(paths: ProjectPaths, run_id: str, compiled: Any, lock: Any) -> None:
+def _record(paths: LockLocation, run_id: str, compiled: CompiledSpec, lock: FreezeLock | None) -> None:
     try:
         record_scoring_started(paths, run_id, compiled=compiled)
     except OSError as err:

@@ -1,22 +1,42 @@
-"""Retrieval over a catalog: one Tantivy index per catalog, injection-safe queries, and two entry points.
+"""Retrieval over a catalog: one Tantivy index per catalog, registered strategies, two entry points.
 
 ``StaticRetriever.rank(query, depth)`` cannot reach state; ``StateAwareRetriever.rank(query, state, k)``
-retrieves with ``query + "\\n" + state.canonical_json()``. Every call returns a ``RetrievalCall``.
+hands its strategy only the query and ``state.canonical_json()``. Every call returns a
+``RetrievalCall``. Strategies are registered by code (``strategy.py``); ``text_concat`` is 0.14's.
 """
 
 from schemarouter.runtime.retrieval.call import QueryKind, RetrievalCall
 from schemarouter.runtime.retrieval.index import Ranking, RetrievalIndex
 from schemarouter.runtime.retrieval.retrievers import STATE_JOINER, StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.retrieval.spec import RetrieverSpec, parse_retriever_spec
+from schemarouter.runtime.retrieval.spec import RetrieverSpec, StrategyChoice, parse_retriever_spec
+from schemarouter.runtime.retrieval.strategy import (
+    DEFAULT_STRATEGY,
+    RetrievalStrategy,
+    StrategyContext,
+    build_from_spec,
+    build_strategy,
+    get_strategy,
+    register_strategy,
+    strategy_codes,
+)
 
 __all__ = [
+    "DEFAULT_STRATEGY",
     "STATE_JOINER",
     "QueryKind",
     "Ranking",
     "RetrievalCall",
     "RetrievalIndex",
+    "RetrievalStrategy",
     "RetrieverSpec",
     "StateAwareRetriever",
     "StaticRetriever",
+    "StrategyChoice",
+    "StrategyContext",
+    "build_from_spec",
+    "build_strategy",
+    "get_strategy",
     "parse_retriever_spec",
+    "register_strategy",
+    "strategy_codes",
 ]

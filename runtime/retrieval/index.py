@@ -63,6 +63,7 @@ class RetrievalIndex:
         self._analyzers = analyzers
         self._vocabularies = vocabularies
         self._boosts = {f.id: f.boost for f in spec.fields}
+        self._analyzer_of = {f.id: f.analyzer for f in spec.fields}
         # Per analyzer (in spec order of first use): term -> the fields, in spec order, that hold it.
         self._postings: list[tuple[Analyzer, dict[str, tuple[str, ...]]]] = []
         for name in dict.fromkeys(f.analyzer for f in spec.fields):
@@ -141,6 +142,13 @@ class RetrievalIndex:
         Clauses are ordered by analyzer (spec order), then term, then field (spec order), so the
         same text always gives the same query.
         """
+        clauses = self.text_clauses(text)
+        if not clauses:
+            return None
+        return tantivy.Query.boolean_query(clauses)
+
+    def text_clauses(self, text: str) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        """The SHOULD clauses of ``query(text)``: every field, each with its own analyzer and boost."""
         prepared = prepare(text)
         words: dict[re.Pattern[str], list[str]] = {}
         clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
@@ -156,9 +164,30 @@ class RetrievalIndex:
                 if term_clauses is None:
                     term_clauses = self._term_clauses(position, *key)
                 clauses.extend(term_clauses)
-        if not clauses:
-            return None
-        return tantivy.Query.boolean_query(clauses)
+        return clauses
+
+    def field_terms(self, field_id: str, text: str) -> list[str]:
+        """The terms of ``text`` under ``field_id``'s analyzer that occur in that field, in text order."""
+        analyzer = self._analyzers[self._analyzer_of[field_id]]
+        vocabulary = self._vocabularies[field_id]
+        return [t for t in analyzer.terms(text) if t in vocabulary]
+
+    def field_clause(self, field_id: str, term: str, weight: float) -> tuple[tantivy.Occur, tantivy.Query]:
+        """One SHOULD clause: ``term`` in ``field_id``, boosted by field boost x ``weight``."""
+        return (
+            tantivy.Occur.Should,
+            tantivy.Query.boost_query(
+                tantivy.Query.term_query(self._schema, field_id, term, index_option="freq"),
+                self._boosts[field_id] * weight,
+            ),
+        )
+
+    def has_field(self, field_id: str) -> bool:
+        return field_id in self._boosts
+
+    def search_clauses(self, clauses: list[tuple[tantivy.Occur, tantivy.Query]], limit: int) -> Ranking:
+        """Run the OR of ``clauses`` (none: no hits); ties by route ID as in ``search_query``."""
+        return self.search_query(tantivy.Query.boolean_query(clauses) if clauses else None, limit)
 
     def analyzer(self, name: str) -> Analyzer:
         """The named analyzer of this index (as built from the spec)."""

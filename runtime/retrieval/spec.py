@@ -129,6 +129,16 @@ class Selection(BaseModel):
     rationale: str = Field(description="Why these values; what else was tried.")
 
 
+class StrategyChoice(BaseModel):
+    """Which registered retrieval strategy ranks, and its parameters (validated by the strategy)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    code: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="Registered strategy code.")
+    params: dict[str, Any] = Field(default_factory=dict, description="The strategy's parameters.")
+    rationale: str | None = Field(default=None, description="Why this strategy and these values.")
+
+
 class RetrieverSpec(BaseModel):
     """spec/retriever.yaml."""
 
@@ -145,6 +155,9 @@ class RetrieverSpec(BaseModel):
     depth: Depth = Field(description="Retrieval depths.")
     determinism: Determinism = Field(description="Determinism rules.")
     selection: Selection = Field(description="How the parameters were chosen.")
+    strategy: StrategyChoice | None = Field(
+        default=None, description="The retrieval strategy; absent means text_concat (0.14's)."
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> RetrieverSpec:

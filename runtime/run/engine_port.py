@@ -16,36 +16,57 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from schemarouter.project import ProjectPaths
+if TYPE_CHECKING:
+    from schemarouter.runtime.run.store import EpisodeOutcome
+    from schemarouter.runtime.spec_model import CompiledSpec
 
 WALL_LATENCY_METRIC = "wall_latency_ms"
 
 
 @dataclass(frozen=True)
 class EngineSetup:
-    """What a worker needs to build its engine resources."""
+    """What a worker needs to build its engine resources. Paths come resolved by the application layer:
+    the runtime knows no project layout."""
 
     project_root: Path
-    compiled: Any
+    compiled: CompiledSpec | None  # None only for test engines that compile nothing
     catalog_sizes: tuple[int, ...]
     agent: str
     agent_options: tuple[tuple[str, Any], ...] = ()
-    experiment: str | None = None  # None: a flat project (spec/, catalogs/ hold the one experiment)
+    catalogs_dir: Path | None = None  # the experiment's catalogs (the real engine needs it)
     surface_file: str | None = None  # a pilot's surface file; None: the evaluation surface
 
+    def require(self) -> tuple[CompiledSpec, Path]:
+        """The compiled spec and catalogs directory the real engine loads from."""
+        if self.compiled is None or self.catalogs_dir is None:
+            raise ValueError("EngineSetup for the real engine needs compiled and catalogs_dir")
+        return self.compiled, self.catalogs_dir
+
+
+class SurfaceTaskLike(Protocol):
+    """A task as the run layer sees it (the engine's Task, or a test's stand-in)."""
+
     @property
-    def paths(self) -> ProjectPaths:
-        return ProjectPaths(self.project_root, self.experiment)
+    def task_id(self) -> str: ...
+
+
+class EpisodeResult(Protocol):
+    """What an engine returns for one episode: the versioned trace record and its metrics."""
+
+    @property
+    def metrics(self) -> Mapping[str, Any]: ...
+
+    def model_dump_json(self) -> str: ...
 
 
 @dataclass(frozen=True)
 class LoadedEngine:
     """A worker's engine resources and the surface's tasks by ID."""
 
-    resources: Any
-    tasks: Mapping[str, Any]
+    resources: object  # opaque to the run layer: only the engine that loaded it reads it
+    tasks: Mapping[str, SurfaceTaskLike]
 
 
 @dataclass(frozen=True)
@@ -63,12 +84,14 @@ class EpisodeEngine(Protocol):
 
     def load(self, setup: EngineSetup) -> LoadedEngine: ...
 
-    def run(self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int) -> Any:
+    def run(
+        self, loaded: LoadedEngine, task: SurfaceTaskLike, condition_id: str, catalog_size: int
+    ) -> EpisodeResult:
         """One episode. A run with ``--epochs N`` > 1 also passes ``epoch=`` (2..N; never 1), which an
         engine that supports repeated trials accepts as a keyword."""
         ...
 
-    def metrics_audit(self, setup: EngineSetup) -> Callable[[Any], None]:
+    def metrics_audit(self, setup: EngineSetup) -> Callable[[EpisodeOutcome], None]:
         """What scoring calls with each stored outcome (trace included): recompute its metrics from the
         trace and raise SchemaRouterError on a mismatch."""
         ...
@@ -80,9 +103,10 @@ class EngineAdapter:
     def load(self, setup: EngineSetup) -> LoadedEngine:
         from schemarouter.runtime.engine import EngineResources
 
+        compiled, catalogs_dir = setup.require()
         resources = EngineResources.load(
-            paths=setup.paths,
-            compiled=setup.compiled,
+            catalogs_dir=catalogs_dir,
+            compiled=compiled,
             catalog_sizes=setup.catalog_sizes,
             agent=setup.agent,
             agent_options=dict(setup.agent_options),
@@ -91,21 +115,29 @@ class EngineAdapter:
         )
         return LoadedEngine(resources=resources, tasks=resources.tasks)
 
-    def metrics_audit(self, setup: EngineSetup) -> Callable[[Any], None]:
+    def metrics_audit(self, setup: EngineSetup) -> Callable[[EpisodeOutcome], None]:
         from schemarouter.runtime.engine.audit import MetricsAudit
 
+        compiled, catalogs_dir = setup.require()
         return MetricsAudit.load(
-            catalogs_dir=setup.paths.catalogs_dir,
-            compiled=setup.compiled,
+            catalogs_dir=catalogs_dir,
+            compiled=compiled,
             catalog_sizes=setup.catalog_sizes,
             surface_file=Path(setup.surface_file) if setup.surface_file else None,
         )
 
     def run(
-        self, loaded: LoadedEngine, task: Any, condition_id: str, catalog_size: int, epoch: int = 1
-    ) -> Any:
-        from schemarouter.runtime.engine import run_episode
+        self,
+        loaded: LoadedEngine,
+        task: SurfaceTaskLike,
+        condition_id: str,
+        catalog_size: int,
+        epoch: int = 1,
+    ) -> EpisodeResult:
+        from schemarouter.runtime.engine import EngineResources, run_episode
+        from schemarouter.runtime.surface.model import Task
 
+        assert isinstance(loaded.resources, EngineResources) and isinstance(task, Task)
         return run_episode(
             resources=loaded.resources,
             task=task,
@@ -115,7 +147,7 @@ class EngineAdapter:
         )
 
 
-def episode_record(trace: Any) -> EpisodeRecord:
+def episode_record(trace: EpisodeResult) -> EpisodeRecord:
     """Split a trace into stored metrics (deterministic), wall latency, and its JSON record."""
     metrics: dict[str, float | int | bool | None] = {}
     for name, value in dict(trace.metrics).items():

@@ -10,6 +10,8 @@ episode as before.
 An exception while an episode runs becomes an infrastructure event for that episode; a worker that dies
 takes its in-flight episodes with it, and each of them gets an event. Neither is ever a result, and the
 next ``--resume`` re-runs them.
+
+Registered as executor ``local`` by ``executors/local.py``; ``executors/ray_cluster.py`` is the other.
 """
 
 from __future__ import annotations
@@ -19,44 +21,21 @@ import multiprocessing
 import os
 import signal
 import sys
-import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from typing import Any
 
-from schemarouter.runtime.run.engine_port import (
-    EngineSetup,
-    EpisodeEngine,
-    EpisodeRecord,
-    LoadedEngine,
-    episode_record,
+from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
+from schemarouter.runtime.run.outcomes import (
+    ExecutionSummary,
+    Failure,
+    ProgressCallback,
+    Sink,
+    failure,
+    run_one,
 )
 from schemarouter.runtime.run.scope import EpisodeKey
 from schemarouter.runtime.run.store import EpisodeStore
-
-ProgressCallback = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class Failure:
-    """An infrastructure failure, as it travels from a worker to the parent."""
-
-    kind: str
-    error_type: str
-    message: str
-    traceback: str
-
-
-@dataclass(frozen=True)
-class ExecutionSummary:
-    """What one session did."""
-
-    attempted: int
-    committed: int
-    events: int
-    stopped_early: str | None
-    model_calls: dict[str, int] | None = None
 
 
 def execute(
@@ -75,7 +54,7 @@ def execute(
     Stops scheduling new episodes after ``max_events`` infrastructure events in this session (a broken
     engine should not burn through thousands of episodes); what was committed stays committed.
     """
-    sink = _Sink(store=store, session=session, total=len(keys), on_progress=on_progress)
+    sink = Sink(store=store, session=session, total=len(keys), on_progress=on_progress)
     if not keys:
         return sink.summary(None)
     if workers <= 1:
@@ -83,75 +62,16 @@ def execute(
     return _execute_pool(keys, sink=sink, engine=engine, setup=setup, workers=workers, max_events=max_events)
 
 
-class _Sink:
-    """Commits outcomes and records events in the parent, counting as it goes."""
-
-    def __init__(
-        self, *, store: EpisodeStore, session: int, total: int, on_progress: ProgressCallback | None
-    ) -> None:
-        self.store, self.session, self.total, self.on_progress = store, session, total, on_progress
-        self.done = self.committed = self.events = 0
-        self.model_calls: dict[str, int] | None = None
-
-    def accept(self, key: EpisodeKey, outcome: EpisodeRecord | Failure) -> None:
-        if isinstance(outcome, Failure):
-            self.fail(key, outcome)
-        else:
-            self.store.commit_episode(
-                key,
-                metrics=outcome.metrics,
-                wall_latency_ms=outcome.wall_latency_ms,
-                trace_json=outcome.trace_json,
-                session=self.session,
-            )
-            if self.committed == 0:
-                self.store.resolve_session_events()  # the engine loads now: earlier load failures resolved
-            self.committed += 1
-            if outcome.model_calls:
-                totals = self.model_calls if self.model_calls is not None else {}
-                for name, value in outcome.model_calls.items():
-                    totals[name] = totals.get(name, 0) + int(value)
-                self.model_calls = totals
-            self._advance()
-
-    def fail(self, key: EpisodeKey | None, failure: Failure) -> None:
-        self.store.record_event(
-            key,
-            kind=failure.kind,
-            error_type=failure.error_type,
-            message=failure.message,
-            traceback=failure.traceback,
-            session=self.session,
-        )
-        self.events += 1
-        if key is not None:
-            self._advance()
-
-    def _advance(self) -> None:
-        self.done += 1
-        if self.on_progress is not None:
-            self.on_progress(self.done, self.total)
-
-    def summary(self, stopped_early: str | None) -> ExecutionSummary:
-        return ExecutionSummary(
-            attempted=self.done,
-            committed=self.committed,
-            events=self.events,
-            stopped_early=stopped_early,
-            model_calls=self.model_calls,
-        )
-
-
 def _execute_inline(
-    keys: Sequence[EpisodeKey], *, sink: _Sink, engine: EpisodeEngine, setup: EngineSetup, max_events: int
+    keys: Sequence[EpisodeKey], *, sink: Sink, engine: EpisodeEngine, setup: EngineSetup, max_events: int
 ) -> ExecutionSummary:
     try:
         loaded = engine.load(setup)
     except Exception as err:
-        sink.fail(None, _failure("engine_load", err))
+        sink.fail(None, failure("engine_load", err))
         return sink.summary("the engine failed to load")
     for key in keys:
-        sink.accept(key, _run_one(engine, loaded, key))
+        sink.accept(key, run_one(engine, loaded, key))
         if sink.events >= max_events:
             return sink.summary(f"{sink.events} infrastructure events")
     return sink.summary(None)
@@ -160,7 +80,7 @@ def _execute_inline(
 def _execute_pool(
     keys: Sequence[EpisodeKey],
     *,
-    sink: _Sink,
+    sink: Sink,
     engine: EpisodeEngine,
     setup: EngineSetup,
     workers: int,
@@ -200,7 +120,7 @@ def _execute_pool(
                 except BrokenProcessPool as err:  # every episode of the batch was in flight in a dead pool
                     stopped = "a worker process died"
                     for key in batch:
-                        sink.fail(key, _failure("worker_lost", err))
+                        sink.fail(key, failure("worker_lost", err))
                     continue
                 for key, outcome in results:
                     sink.accept(key, outcome)
@@ -257,37 +177,14 @@ def _worker_init(engine: EpisodeEngine, setup: EngineSetup, preloaded: bool = Fa
     try:
         _WORKER["loaded"] = engine.load(setup)
     except Exception as err:  # reported per episode, so each gets its infrastructure event
-        _WORKER["load_failure"] = _failure("engine_load", err)
+        _WORKER["load_failure"] = failure("engine_load", err)
 
 
 def _worker_run(keys: list[EpisodeKey]) -> list[tuple[EpisodeKey, EpisodeRecord | Failure]]:
-    failure = _WORKER.get("load_failure")
-    if failure is not None:
-        return [(key, failure) for key in keys]
-    return [(key, _run_one(_WORKER["engine"], _WORKER["loaded"], key)) for key in keys]
-
-
-def _run_one(engine: EpisodeEngine, loaded: LoadedEngine, key: EpisodeKey) -> EpisodeRecord | Failure:
-    try:
-        task = loaded.tasks[key.task_id]
-    except KeyError as err:
-        return _failure("unknown_task", err)
-    try:
-        # The epoch is passed only when it is not 1, so engines written before epochs run unchanged.
-        extra = {} if key.epoch == 1 else {"epoch": key.epoch}
-        trace = engine.run(loaded, task, key.condition, key.catalog, **extra)
-        return episode_record(trace)
-    except Exception as err:
-        return _failure("episode_exception", err)
-
-
-def _failure(kind: str, err: BaseException) -> Failure:
-    return Failure(
-        kind=kind,
-        error_type=type(err).__name__,
-        message=str(err)[:2000],
-        traceback="".join(traceback.format_exception(err))[-8000:],
-    )
+    load_failure = _WORKER.get("load_failure")
+    if load_failure is not None:
+        return [(key, load_failure) for key in keys]
+    return [(key, run_one(_WORKER["engine"], _WORKER["loaded"], key)) for key in keys]
 
 
 def die_with_parent() -> None:

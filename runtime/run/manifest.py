@@ -77,6 +77,11 @@ class Session(BaseModel):
         default=None, description="UTC end time; null if the process died or is still running."
     )
     workers: int = Field(description="Worker processes used.")
+    executor: str | None = Field(
+        default=None,
+        description="Executor code that ran the session (local, ray); null in sessions recorded before "
+        "executors had codes.",
+    )
     source: SourceState = Field(description="Git state when the session started.")
     committed: int | None = Field(default=None, description="Episodes this session committed.")
     infrastructure_events: int | None = Field(

@@ -142,13 +142,14 @@ class SessionLock:
             self._handle = None
 
 
-def start_session(run_dir: Path, *, project_root: Path, workers: int) -> Session:
+def start_session(run_dir: Path, *, project_root: Path, workers: int, executor: str | None = None) -> Session:
     """Append a new session to the manifest and return it."""
     manifest = read_manifest(run_dir)
     session = Session(
         number=len(manifest.sessions) + 1,
         started_at=now_utc(),
         workers=workers,
+        executor=executor,
         source=source_state(project_root),
     )
     write_manifest(run_dir, manifest.model_copy(update={"sessions": (*manifest.sessions, session)}))

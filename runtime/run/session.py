@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
-from schemarouter.runtime.run.executor import ExecutionSummary, ProgressCallback, execute
+from schemarouter.runtime.run.executors.registry import DEFAULT_EXECUTOR, ExecutorOptions, make_executor
 from schemarouter.runtime.run.manifest import RunManifest
+from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback
 from schemarouter.runtime.run.rundir import SessionLock, finish_session, start_session
 from schemarouter.runtime.run.store import EpisodeStore
 
@@ -34,13 +35,17 @@ def run_session(
     max_events: int = 20,
     on_start: ProgressCallback | None = None,
     on_progress: ProgressCallback | None = None,
+    executor: str = DEFAULT_EXECUTOR,
+    executor_options: ExecutorOptions | None = None,
 ) -> SessionResult:
     """Execute every episode of the directory's shard that is not committed yet.
 
-    ``on_start(already_committed, to_run)`` is called once before any episode runs.
+    ``on_start(already_committed, to_run)`` is called once before any episode runs. ``executor`` is a
+    code of ``executors/registry.py`` (``local``, ``ray``); any executor can resume any other's run.
     """
+    runner = make_executor(executor, executor_options)  # an unknown code or a missing extra: before the lock
     with SessionLock(run_dir):
-        session = start_session(run_dir, project_root=project_root, workers=workers)
+        session = start_session(run_dir, project_root=project_root, workers=workers, executor=executor)
         summary: ExecutionSummary | None = None
         try:
             with EpisodeStore(run_dir) as store:
@@ -48,7 +53,7 @@ def run_session(
                 keys = [k for k in manifest.scope.shard_keys(manifest.shard) if k not in committed]
                 if on_start is not None:
                     on_start(len(committed), len(keys))
-                summary = execute(
+                summary = runner.execute(
                     keys,
                     store=store,
                     engine=engine,

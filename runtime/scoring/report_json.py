@@ -12,12 +12,12 @@ from dataclasses import asdict
 from typing import Any
 
 from schemarouter.runtime.run.scope import RunScope
-from schemarouter.runtime.scoring.bootstrap import Interval
+from schemarouter.runtime.scoring.bootstrap import Interval, TaskLayout
 from schemarouter.runtime.scoring.estimates import SIGNIFICANT_DIGITS, Estimates
 from schemarouter.runtime.scoring.gate import GateResult
 from schemarouter.runtime.scoring.spec import ScoringSpec
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2
 REPORT_FILE = "report.json"
 LATENCY_REPORT_FILE = "latency.json"
 
@@ -32,13 +32,14 @@ def build_report(
     estimates: Estimates,
     gate: GateResult,
     pilot: dict[str, Any] | None = None,
+    layout: TaskLayout | None = None,
+    diagnostics: dict[str, Any] | None = None,
     epochs: dict[str, Any] | None = None,
     warnings: list[str] | None = None,
 ) -> dict[str, Any]:
     low, high = spec.bootstrap.percentiles()
     n_cells = len({(t.stratum, t.language) for t in scope.tasks})
-    # ``pilot`` is an optional field, present only on a pilot's report: an evaluation report keeps
-    # exactly its version-1 shape (and the golden files what they pin).
+    # ``pilot`` is an optional field, present only on a pilot's report.
     optional: dict[str, Any] = {} if pilot is None else {"pilot": pilot}
     if warnings:  # what the model did not see (server template); absent when there is nothing to say
         optional["agent_warnings"] = list(warnings)
@@ -59,6 +60,7 @@ def build_report(
             "cells": n_cells,
             "episodes": len(scope.tasks) * len(scope.conditions) * len(scope.catalogs) * scope.epochs,
             "preregistered": scope.preregistered,
+            "tasks_per_cell": _tasks_per_cell(layout, scope),
         },
         "bootstrap": {
             "method": "stratified_task_cluster",
@@ -84,11 +86,37 @@ def build_report(
             "by_catalog": {str(k): _metric_block(block) for k, block in estimates.differences.items()},
         },
         "gate": gate_json(gate, preregistered=scope.preregistered),
+        "metric_definitions": [
+            {
+                "id": m.id,
+                "title": m.title,
+                "aggregate": m.aggregate,
+                "numerator": m.numerator,
+                "denominator": m.denominator,
+                "better": m.better,
+            }
+            for m in spec.metrics
+            if m.deterministic
+        ],
+        "diagnostics": diagnostics,
         "nondeterministic": {
             "excluded_metrics": [m.id for m in spec.metrics if not m.deterministic],
             "files": [LATENCY_REPORT_FILE, "per_task_latency.jsonl"],
         },
     }
+
+
+def _tasks_per_cell(layout: TaskLayout | None, scope: RunScope) -> dict[str, int]:
+    """Smallest and largest number of tasks in a stratum x language cell (one task per cell: every
+    resample repeats the sample, so an interval has zero width by construction)."""
+    if layout is not None:
+        sizes = [end - start for start, end in layout.cell_ranges]
+    else:
+        per_cell: dict[tuple[str, str], int] = {}
+        for t in scope.tasks:
+            per_cell[(t.stratum, t.language)] = per_cell.get((t.stratum, t.language), 0) + 1
+        sizes = list(per_cell.values())
+    return {"min": min(sizes, default=0), "max": max(sizes, default=0)}
 
 
 def gate_json(gate: GateResult, *, preregistered: bool) -> dict[str, Any]:

@@ -12,7 +12,7 @@ Order, each step refusing before the next may look at an outcome:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,12 +22,25 @@ from schemarouter.runtime.run import jsonio
 from schemarouter.runtime.run.engine_port import WALL_LATENCY_METRIC
 from schemarouter.runtime.run.manifest import now_utc
 from schemarouter.runtime.run.resultset import ResultSet, SealedResultSet, read_terminal_outcomes
+from schemarouter.runtime.run.scope import RunScope
 from schemarouter.runtime.run.store import EpisodeOutcome
-from schemarouter.runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
+from schemarouter.runtime.scoring.bootstrap import (
+    FloatArray,
+    TaskLayout,
+    resample_counts,
+    resample_indices,
+    task_layout,
+)
 from schemarouter.runtime.scoring.epochs import collapse_epochs, epochs_block
 from schemarouter.runtime.scoring.estimates import Estimates, estimate
 from schemarouter.runtime.scoring.gate import GateResult, evaluate_gate
-from schemarouter.runtime.scoring.per_task import LATENCY_FILE, PER_TASK_FILE, latency_rows, per_task_rows
+from schemarouter.runtime.scoring.per_task import (
+    LATENCY_FILE,
+    PER_TASK_FILE,
+    Row,
+    latency_rows,
+    per_task_rows,
+)
 from schemarouter.runtime.scoring.report_json import (
     LATENCY_REPORT_FILE,
     REPORT_FILE,
@@ -42,6 +55,23 @@ SCORING_FILE = "scoring.json"
 # Recomputes one episode's metrics from its stored trace and raises SchemaRouterError on a mismatch
 # (runtime/engine/audit.py for the real engine; the run package's engine port hands it out).
 OutcomeAudit = Callable[[EpisodeOutcome], None]
+
+
+@dataclass(frozen=True)
+class DiagnosisInput:
+    """What a diagnosis of a scored set is computed from: the stored outcomes with their traces, the
+    per-task rows, and the very bootstrap (layout and resample counts) the estimates used."""
+
+    spec: ScoringSpec
+    scope: RunScope
+    outcomes: Sequence[EpisodeOutcome]
+    rows: Sequence[Row]
+    layout: TaskLayout
+    counts: FloatArray
+
+
+# Computes report.json's ``diagnostics`` section from stored traces (runtime/diagnostics); None: none.
+Diagnose = Callable[[DiagnosisInput], dict[str, Any] | None]
 
 
 @dataclass(frozen=True)
@@ -115,9 +145,11 @@ def score_result_set(
     out_dir: Path,
     audit: OutcomeAudit,
     on_scoring_started: Callable[[str], None] | None = None,
+    diagnose: Diagnose | None = None,
 ) -> ScoreResult:
     """Steps 1-5: the scoring of record. ``audit`` recomputes each episode's metrics from its stored
-    trace and raises on a mismatch: no stored outcome is scored on its own word."""
+    trace and raises on a mismatch: no stored outcome is scored on its own word. ``diagnose`` (after
+    the audit) computes report.json's ``diagnostics`` from the same traces and bootstrap."""
     check_scoreable(result_set, current_freeze_hash=current_freeze_hash)
     outcomes = read_terminal_outcomes(result_set, with_traces=True)
     for outcome in outcomes:
@@ -125,7 +157,7 @@ def score_result_set(
     pilot = result_set.dirs[0].manifest.pilot
     if on_scoring_started is not None and not pilot:  # a pilot is never scoring of record
         on_scoring_started("+".join(sorted(d.manifest.run_id for d in result_set.dirs)))
-    return compute_scores(result_set, spec=spec, out_dir=out_dir, outcomes=outcomes)
+    return compute_scores(result_set, spec=spec, out_dir=out_dir, outcomes=outcomes, diagnose=diagnose)
 
 
 def compute_scores(
@@ -134,6 +166,7 @@ def compute_scores(
     spec: ScoringSpec,
     out_dir: Path,
     outcomes: list[EpisodeOutcome] | None = None,
+    diagnose: Diagnose | None = None,
 ) -> ScoreResult:
     """Step 5 alone (still refusing a set that is not terminal). Use ``score_result_set``; only
     ``sr bench run`` calls this directly, into a directory it deletes afterwards."""
@@ -180,6 +213,18 @@ def compute_scores(
         catalogs=scope.catalogs,
     )
     bootstrap_seconds = time.perf_counter() - started
+    diagnostics = None
+    if diagnose is not None:
+        diagnostics = diagnose(
+            DiagnosisInput(
+                spec=spec,
+                scope=scope,
+                outcomes=outcomes,
+                rows=collapse_epochs(rows, scope.epochs),
+                layout=layout,
+                counts=counts,
+            )
+        )
 
     report = build_report(
         spec=spec,
@@ -190,6 +235,8 @@ def compute_scores(
         estimates=estimates,
         gate=gate,
         pilot=pilot_block(result_set),
+        layout=layout,
+        diagnostics=diagnostics,
         warnings=list(first.agent.warnings),
         epochs=None
         if scope.epochs == 1

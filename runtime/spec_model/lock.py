@@ -24,15 +24,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
-import rfc8785
 from pydantic import AwareDatetime, Field, ValidationError
 
 from schemarouter import safe_json
 from schemarouter.atomic_write import write_text_atomic
 from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
+from schemarouter.jcs import dumps as jcs_dumps
 from schemarouter.runtime.spec_model._base import FrozenModel
 from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
 
@@ -144,7 +143,7 @@ class FreezeLock(FrozenModel):
 def content_digest(data: dict[str, Any]) -> Digest:
     """The lock digest of lock data (DIGEST_RULE)."""
     body = {k: v for k, v in data.items() if k != "lock_digest"}
-    return Digest(algorithm="sha256", digest=hashlib.sha256(rfc8785.dumps(body)).hexdigest())
+    return Digest(algorithm="sha256", digest=hashlib.sha256(jcs_dumps(body)).hexdigest())
 
 
 def read_lock_data(path: Path, *, display: str) -> dict[str, Any] | None:
@@ -201,8 +200,25 @@ def write_lock(path: Path, lock: FreezeLock) -> None:
     write_text_atomic(path, lock_json(lock.sealed()))
 
 
+class LockLocation(Protocol):
+    """Where an experiment's lock is, as the application layer resolves it (``ProjectPaths`` is one):
+    the runtime knows no project layout."""
+
+    @property
+    def lock_file(self) -> Path: ...
+
+    @property
+    def lock_display(self) -> str: ...
+
+    @property
+    def build_dir(self) -> Path: ...
+
+    @property
+    def experiment(self) -> str | None: ...
+
+
 @contextmanager
-def lock_guard(paths: ProjectPaths) -> Iterator[None]:
+def lock_guard(paths: LockLocation) -> Iterator[None]:
     """Serialize read-modify-write of the lock between processes (a guard file under build/)."""
     paths.build_dir.mkdir(parents=True, exist_ok=True)
     name = ".freeze-lock.guard" if paths.experiment is None else f".freeze-lock-{paths.experiment}.guard"
@@ -214,7 +230,7 @@ def lock_guard(paths: ProjectPaths) -> Iterator[None]:
             fcntl.flock(guard, fcntl.LOCK_UN)
 
 
-def record_scoring_started(paths: ProjectPaths, run_id: str, *, compiled: CompiledSpec) -> ScoringStarted:
+def record_scoring_started(paths: LockLocation, run_id: str, *, compiled: CompiledSpec) -> ScoringStarted:
     """Record in the experiment's lock that the first scored run, ``run_id``, started under ``compiled``.
 
     Refuses a draft and a compiled spec whose freeze root is not the lock's. Idempotent: when scoring
@@ -241,7 +257,7 @@ def record_scoring_started(paths: ProjectPaths, run_id: str, *, compiled: Compil
         return started
 
 
-def scoring_started(paths: ProjectPaths) -> ScoringStarted | None:
+def scoring_started(paths: LockLocation) -> ScoringStarted | None:
     """The first scored run recorded in the lock, or None (also when there is no lock)."""
     lock = read_lock(paths.lock_file, display=paths.lock_display)
     return None if lock is None else lock.scoring_started

@@ -186,6 +186,11 @@ def install_from_compiled(compiled: Any) -> StateGuard:
     return install_guard(GuardVocabulary.from_compiled(compiled))
 
 
+def installed_guard() -> StateGuard | None:
+    """The guard install_guard made active, or None (active_guard raises instead)."""
+    return _active
+
+
 def active_guard() -> StateGuard:
     if _active is None:
         raise ContractViolation(
@@ -201,6 +206,42 @@ def forbidden_item_in(text: str) -> str | None:
 
 def reject_forbidden(value: Any, path: str = "") -> None:
     """Raise ContractViolation if a forbidden item appears anywhere in ``value`` (keys or strings)."""
+    if _carries_forbidden(value):
+        _reject_forbidden_at(value, path)
+
+
+def _carries_forbidden(value: Any) -> bool:
+    """Whether ``_reject_forbidden_at`` would raise: the same walk, without building the path of every
+    element (only a refusal needs one, and the second walk names it)."""
+    stack = [value]
+    find = None  # the installed guard's lookup, fetched at the first string (as forbidden_item_in does)
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            find = find or active_guard().forbidden_item_in
+            if find(item) is not None:
+                return True
+        elif kind is tuple or kind is list:
+            stack.extend(item)
+        elif kind is dict or isinstance(item, Mapping):
+            for key in item:
+                if not isinstance(key, str):
+                    return True
+                find = find or active_guard().forbidden_item_in
+                if find(key) is not None:
+                    return True
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple | set | frozenset):
+            stack.extend(item)
+        elif isinstance(item, str):
+            find = find or active_guard().forbidden_item_in
+            if find(item) is not None:
+                return True
+    return False
+
+
+def _reject_forbidden_at(value: Any, path: str) -> None:
     if isinstance(value, Mapping):
         for key, inner in value.items():
             where = f"{path}.{key}" if path else str(key)
@@ -209,10 +250,10 @@ def reject_forbidden(value: Any, path: str = "") -> None:
             item = forbidden_item_in(key)
             if item is not None:
                 raise ContractViolation(f"key {key!r} carries forbidden item {item}", item=item, path=where)
-            reject_forbidden(inner, where)
+            _reject_forbidden_at(inner, where)
     elif isinstance(value, list | tuple | set | frozenset):
         for i, inner in enumerate(value):
-            reject_forbidden(inner, f"{path}[{i}]")
+            _reject_forbidden_at(inner, f"{path}[{i}]")
     elif isinstance(value, str):
         item = forbidden_item_in(value)
         if item is not None:

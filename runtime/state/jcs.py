@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import rfc8785
+from schemarouter.jcs import dumps
 
 
 def canonical_json(value: Any) -> str:
@@ -14,4 +14,4 @@ def canonical_json(value: Any) -> str:
     ``1e21`` is ``1e+21``), non-ASCII characters are written as themselves and control characters
     as ``\\u00XX``. Raises ``ValueError`` for NaN, infinities and integers beyond 2**53.
     """
-    return rfc8785.dumps(value).decode("utf-8")
+    return dumps(value).decode("utf-8")

@@ -30,7 +30,7 @@ from schemarouter.runtime.state.contract import (
     is_unit,
 )
 from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.guard import forbidden_item_in, reject_forbidden
+from schemarouter.runtime.state.guard import StateGuard, forbidden_item_in, installed_guard, reject_forbidden
 from schemarouter.runtime.state.jcs import canonical_json
 
 
@@ -318,6 +318,9 @@ def _names(value: Any, path: str) -> Iterable[str]:
 
 
 def _check_name(item: Any, path: str) -> None:
+    guard = installed_guard()
+    if guard is not None and type(item) is str and _accepted_name(guard, item):
+        return
     if not isinstance(item, str) or not is_name(item):
         raise ContractViolation(f"{item!r} is not a single registered name token", path=path)
     found = forbidden_item_in(item)
@@ -325,17 +328,30 @@ def _check_name(item: Any, path: str) -> None:
         raise ContractViolation(f"{item!r} carries forbidden item {found}", item=found, path=path)
 
 
+@lru_cache(maxsize=65536)
+def _accepted_name(guard: StateGuard, item: str) -> bool:
+    """``_check_name`` passes ``item`` under ``guard`` (a state repeats its names after every turn)."""
+    return is_name(item) and guard.forbidden_item_in(item) is None
+
+
 def _unit(value: Any, path: str) -> UnitTriple:
+    if type(value) is UnitTriple:  # frozen: checked as it is, and kept (an equal triple)
+        _check_unit_parts(value.unit, value.dimension, value.qualifier, path)
+        return value
     if isinstance(value, UnitTriple):
         value = value.model_dump()
     if not isinstance(value, Mapping) or set(value) != {"unit", "dimension", "qualifier"}:
         raise ContractViolation("a unit entry is exactly {unit, dimension, qualifier}", path=path)
-    if not isinstance(value["unit"], str) or not is_unit(value["unit"]):
-        raise ContractViolation(f"{value['unit']!r} is not a unit symbol", path=f"{path}.unit")
-    for part in ("dimension", "qualifier"):
-        if value[part] is not None:
-            _check_name(value[part], f"{path}.{part}")
+    _check_unit_parts(value["unit"], value["dimension"], value["qualifier"], path)
     return UnitTriple(unit=value["unit"], dimension=value["dimension"], qualifier=value["qualifier"])
+
+
+def _check_unit_parts(unit: Any, dimension: Any, qualifier: Any, path: str) -> None:
+    if not isinstance(unit, str) or not is_unit(unit):
+        raise ContractViolation(f"{unit!r} is not a unit symbol", path=f"{path}.unit")
+    for part, value in (("dimension", dimension), ("qualifier", qualifier)):
+        if value is not None:
+            _check_name(value, f"{path}.{part}")
 
 
 def _unit_order(u: UnitTriple) -> tuple[tuple[bool, str], tuple[bool, str], tuple[bool, str]]:
@@ -346,16 +362,21 @@ def _unit_order(u: UnitTriple) -> tuple[tuple[bool, str], tuple[bool, str], tupl
 
 
 def _identifier(value: Any, path: str) -> StableIdentifier:
+    if type(value) is StableIdentifier:  # frozen: checked as it is, and kept (an equal identifier)
+        _check_identifier_parts(value.semantic_id, value.value, path)
+        return value
     if isinstance(value, StableIdentifier):
         value = value.model_dump()
     if not isinstance(value, Mapping) or set(value) != {"semantic_id", "value"}:
         raise ContractViolation("a stable identifier is exactly {semantic_id, value}", path=path)
-    _check_name(value["semantic_id"], f"{path}.semantic_id")
-    if not isinstance(value["value"], str) or not is_identifier(value["value"]):
-        raise ContractViolation(
-            f"{value['value']!r} does not match the identifier pattern", path=f"{path}.value"
-        )
+    _check_identifier_parts(value["semantic_id"], value["value"], path)
     return StableIdentifier(semantic_id=value["semantic_id"], value=value["value"])
+
+
+def _check_identifier_parts(semantic_id: Any, value: Any, path: str) -> None:
+    _check_name(semantic_id, f"{path}.semantic_id")
+    if not isinstance(value, str) or not is_identifier(value):
+        raise ContractViolation(f"{value!r} does not match the identifier pattern", path=f"{path}.value")
 
 
 def _violation_from(err: ValidationError) -> ContractViolation:

@@ -40,7 +40,7 @@ def load_engine(
     (``surface_file``: a pilot surface instead of the evaluation surface)."""
     compiled = compile_project(paths)
     return EngineResources.load(
-        paths=paths,
+        catalogs_dir=paths.catalogs_dir,
         compiled=compiled,
         catalog_sizes=tuple(catalog_sizes),
         agent=agent,

@@ -33,6 +33,8 @@ from schemarouter.runtime.scoring import ScoringSpec
 from schemarouter.runtime.scoring.report_json import REPORT_FILE
 from schemarouter.runtime.scoring.score import compute_scores
 
+SCRATCH_SKIPPED = ("lineage.yaml", "deviations.yaml", "lineage.schema.json", "deviations.schema.json")
+
 
 @dataclass(frozen=True)
 class GoldenRequest:
@@ -56,7 +58,13 @@ def scratch_project(paths: ProjectPaths, *, purpose: str) -> Iterator[ProjectPat
     try:
         for source, top in ((paths.spec_dir, "spec"), (paths.catalogs_dir, "catalogs")):
             if source.is_dir():
-                skipped = (".*", "__pycache__", *(() if keep_lock else (paths.lock_file.name,)))
+                # Frozen afresh, a draft successor's lineage and deviations would name a parent the flat
+                # copy lacks: they are not copied then.
+                skipped = (
+                    ".*",
+                    "__pycache__",
+                    *(() if keep_lock else (paths.lock_file.name, *SCRATCH_SKIPPED)),
+                )
                 shutil.copytree(source, root / top, ignore=shutil.ignore_patterns(*skipped))
         if keep_lock:
             shutil.copyfile(paths.lock_file, root / "spec" / paths.lock_file.name)
@@ -121,7 +129,13 @@ def bench(paths: ProjectPaths, workers: int = 2, deps: RunDeps = NO_DEPS) -> dic
         run_dir, manifest = open_run_dir(
             request, project_root=scratch.root, runs_dir=scratch.runs_dir, run_dir=None, resume=False
         )
-        setup = EngineSetup(scratch.root, compiled, manifest.scope.catalogs, manifest.agent.name)
+        setup = EngineSetup(
+            scratch.root,
+            compiled,
+            manifest.scope.catalogs,
+            manifest.agent.name,
+            catalogs_dir=scratch.catalogs_dir,
+        )
         started = time.perf_counter()
         engine = deps.engine_or_default()
         result = run_session(

@@ -1,4 +1,4 @@
-"""`sr run`: compile, execute the run's missing episodes, and score it when it is terminal.
+"""`sr run`: compile (or reuse a current build/compiled.json), execute the missing episodes, score.
 
 ``sr run`` on a draft (no spec/freeze.lock) is refused unless ``allow_draft``: a draft run can never be
 scored, so executing 2,700 episodes by accident would be wasted; with it, the run stops before scoring.
@@ -19,6 +19,7 @@ from typing import Any
 
 from rich.console import Console
 
+from schemarouter.application.compiled import compiled_for_run
 from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
 from schemarouter.compiler import compile_project
 from schemarouter.errors import SchemaRouterError
@@ -27,6 +28,8 @@ from schemarouter.runtime.report.console import make_console, pilot_line, print_
 from schemarouter.runtime.report.progress import EpisodeProgress
 from schemarouter.runtime.report.publish import score_and_publish
 from schemarouter.runtime.run import EngineAdapter, EngineSetup, EpisodeEngine, load_result_set, read_manifest
+from schemarouter.runtime.run.executors.choice import executor_choice
+from schemarouter.runtime.run.executors.registry import DEFAULT_EXECUTOR
 from schemarouter.runtime.run.manifest import RunManifest
 from schemarouter.runtime.run.request import build_request, resume_request
 from schemarouter.runtime.run.rundir import RunRequest as EpisodePlan
@@ -69,6 +72,9 @@ class RunRequest:
     agent_options: Mapping[str, Any] = field(default_factory=dict)
     # Trials per episode (`--epochs N`); None: one, as before epochs existed.
     epochs: int | None = None
+    # Where the episodes run: a code of runtime/run/executors/, and its options.
+    executor: str = DEFAULT_EXECUTOR
+    ray_address: str | None = None
 
     def scope_options(self) -> tuple[str | Path | int | None, ...]:
         return (
@@ -123,7 +129,8 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     """Compile (unless ``deps.compiled``), execute the run's missing episodes, score it when terminal."""
     console = deps.console or make_console()
     _check(request)
-    compiled = deps.compiled or compile_project(paths)
+    # build/compiled.json when it is current; else compile_project (looked up here, so tests may swap it).
+    compiled = deps.compiled or compiled_for_run(paths, compile=compile_project).spec
     previous = read_manifest(request.run_dir) if request.resume and request.run_dir is not None else None
     chosen = _surface(paths, request, previous)
     if compiled.draft and not request.allow_draft and chosen.pilot is None:
@@ -139,7 +146,7 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     )
     if compiled.draft and chosen.pilot is None:
         _record_peek(paths, manifest, console)
-    _announce(console, run_dir, manifest, request.workers)
+    _announce(console, run_dir, manifest, request.workers, request.executor)
     engine = deps.engine_or_default()
     setup = _setup(paths, compiled, manifest, request, chosen)
     result = _execute(console, run_dir, manifest, engine, setup, request)
@@ -161,6 +168,7 @@ def _resuming_dir(request: RunRequest) -> bool:
 def _check(request: RunRequest) -> None:
     if not 1 <= request.workers <= MAX_WORKERS:
         raise SchemaRouterError(f"--workers {request.workers}: between 1 and {MAX_WORKERS}")
+    executor_choice(request.executor, request.ray_address)
     if _resuming_dir(request) and any(option is not None for option in request.scope_options()):
         raise SchemaRouterError(
             "--resume --run-dir continues that directory's own agent, scope, shard and surface; "
@@ -194,7 +202,7 @@ def _plan(
     )
 
 
-def _announce(console: Console, run_dir: Path, manifest: RunManifest, workers: int) -> None:
+def _announce(console: Console, run_dir: Path, manifest: RunManifest, workers: int, executor: str) -> None:
     scope = manifest.scope
     console.print(
         f"run [bold]{manifest.run_id}[/] ({run_dir})\n"
@@ -202,6 +210,7 @@ def _announce(console: Console, run_dir: Path, manifest: RunManifest, workers: i
         + (f" x {scope.epochs} epochs" if scope.epochs > 1 else "")
         + f", shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
         f"{workers} worker{'s' if workers > 1 else ''}"
+        + (f", executor {executor}" if executor != DEFAULT_EXECUTOR else "")
     )
 
 
@@ -221,7 +230,7 @@ def _setup(
         catalog_sizes=manifest.scope.catalogs,
         agent=manifest.agent.name,
         agent_options=tuple(sorted((k, v) for k, v in options.items() if v is not None)),
-        experiment=paths.experiment,
+        catalogs_dir=paths.catalogs_dir,
         surface_file=None if chosen.file is None else str(chosen.file),
     )
 
@@ -246,6 +255,8 @@ def _execute(
                 max_events=request.max_events,
                 on_start=progress.start,
                 on_progress=progress.advance,
+                executor=request.executor,
+                executor_options=executor_choice(request.executor, request.ray_address),
             )
     except KeyboardInterrupt:
         raise SchemaRouterError(

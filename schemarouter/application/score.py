@@ -61,7 +61,7 @@ def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DE
         compiled=compiled,
         catalog_sizes=first.scope.catalogs,
         agent=first.agent.name,
-        experiment=paths.experiment,
+        catalogs_dir=paths.catalogs_dir,
         surface_file=surface_file,
     )
     identity = identity_line(compiled.experiment.id, lineage_of(compiled))

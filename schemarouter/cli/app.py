@@ -170,11 +170,15 @@ def fail(message: str) -> typer.Exit:
 def _register_all() -> None:
     from schemarouter.cli import (  # noqa: F401  (each module registers its commands)
         cache_commands,
+        catalog_commands,
+        diagnostics_commands,
         engine_commands,
         experiment_commands,
+        export_commands,
         generate_commands,
         llm_commands,
         retrieval_commands,
+        retrieval_eval_commands,
         run_commands,
         spec_commands,
         surface_commands,

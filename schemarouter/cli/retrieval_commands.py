@@ -7,32 +7,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from schemarouter.application.retrieval_io import (
-    bench_queries,
-    catalog_seed,
-    compiled_experiment,
-    project_catalog,
-    project_retriever_spec,
-    recall_tasks,
-)
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
 from schemarouter.cli.surface_group import surface_app
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.console import make_console
-from schemarouter.runtime.retrieval.bench import CorpusBench, Timing, bench_corpus
-from schemarouter.runtime.retrieval.call import RetrievalCall
-from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.recall import RecallCell, TaskRecall, aggregate, task_recalls
-from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
-from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
-from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
+
+# The runtime and rich are imported where they are used, so `sr --help` does not load them.
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from schemarouter.runtime.retrieval.bench import CorpusBench, Timing
+    from schemarouter.runtime.retrieval.call import RetrievalCall
+    from schemarouter.runtime.retrieval.recall import RecallCell, TaskRecall
 
 SpecOption = Annotated[
     Path | None,
@@ -53,6 +44,15 @@ def retrieve(
     spec: Path | None,
 ) -> RetrievalCall:
     """Rank one query (with a state file: the state-aware composition) over one catalog."""
+    from schemarouter.application.retrieval_io import (
+        compiled_experiment,
+        project_catalog,
+        project_retriever_spec,
+    )
+    from schemarouter.runtime.retrieval.index import RetrievalIndex
+    from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
+    from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
+
     catalog = project_catalog(project, catalog_size)
     if state_file is not None:
         compiled_experiment(project)  # installs the experiment's state contract for the guard
@@ -73,6 +73,10 @@ def surface_recall(
     surface_file: Path | None = None,
 ) -> list[TaskRecall]:
     """Static top-k recall of every task's required routes, at each catalog size."""
+    from schemarouter.application.retrieval_io import project_catalog, project_retriever_spec, recall_tasks
+    from schemarouter.runtime.retrieval.index import RetrievalIndex
+    from schemarouter.runtime.retrieval.recall import task_recalls
+
     retriever_spec = project_retriever_spec(project, spec)
     tasks = recall_tasks(project, surface_file)
     results: list[TaskRecall] = []
@@ -92,6 +96,16 @@ def bench_retrieval(
 ) -> list[CorpusBench]:
     """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones
     (``surface_file``: the queries of a pilot surface)."""
+    from schemarouter.application.retrieval_io import (
+        bench_queries,
+        catalog_seed,
+        compiled_experiment,
+        project_catalog,
+    )
+    from schemarouter.runtime.retrieval.bench import bench_corpus
+    from schemarouter.runtime.retrieval.spec import RetrieverSpec
+    from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
+
     compiled = compiled_experiment(project)  # compiled once: the retriever spec and the seed
     retriever_spec = RetrieverSpec.from_compiled(compiled)
     largest = project_catalog(project, 500)
@@ -130,9 +144,36 @@ def retrieve_command(
     ] = None,
     k: Annotated[int, typer.Option("-k", "--k", min=0, help="How many routes to return.")] = 5,
     retriever_spec: SpecOption = None,
+    catalog_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--catalog-file", help="Any catalog file (e.g. from `sr catalog import`) instead of --catalog."
+        ),
+    ] = None,
+    strategy: Annotated[
+        str | None,
+        typer.Option(
+            "--strategy", help="With --catalog-file: a registered retrieval strategy (default: the spec's)."
+        ),
+    ] = None,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Show the ranking of a query (or of a query plus observable state), with scores."""
+    if catalog_file is not None:
+        from schemarouter.application.retrieval_eval import retrieve_in_file
+
+        _print_call(
+            retrieve_in_file(
+                project=paths(ctx, experiment),
+                catalog_file=catalog_file,
+                query=query,
+                state_file=state,
+                k=k,
+                spec=retriever_spec,
+                strategy=strategy,
+            )
+        )
+        return
     call = retrieve(
         project=paths(ctx, experiment),
         catalog_size=catalog,
@@ -141,6 +182,14 @@ def retrieve_command(
         k=k,
         spec=retriever_spec,
     )
+    _print_call(call)
+
+
+def _print_call(call: RetrievalCall) -> None:
+    from rich.table import Table
+
+    from schemarouter.runtime.report.console import make_console
+
     console = make_console()
     table = Table(title=f"catalog {call.catalog_size} · {call.query_kind} · {call.latency_us} µs")
     for column, justify in (("rank", "right"), ("route_id", "left"), ("score", "right")):
@@ -168,7 +217,8 @@ def surface_recall_command(
 ) -> None:
     """Static top-k recall of the required routes for the original queries (a fact about the surface)."""
     from schemarouter.application.surfaces import choose_surface
-    from schemarouter.runtime.report.console import pilot_line
+    from schemarouter.runtime.report.console import make_console, pilot_line
+    from schemarouter.runtime.retrieval.recall import aggregate
 
     sizes = _sizes(catalogs, "--catalogs")
     project = paths(ctx, experiment)
@@ -208,17 +258,34 @@ def bench_retrieval_command(
         int, typer.Option(min=1, help="Timed passes over all queries (after one warm-up).")
     ] = 5,
     bm25s: Annotated[bool, typer.Option(help="Also measure bm25s on the same corpus and queries.")] = True,
+    strategies: Annotated[
+        bool,
+        typer.Option(
+            help="On a pilot surface: also compare every registered retrieval strategy in full pilot "
+            "episodes (Recall@5 by transition kind, p50 beside raw Tantivy)."
+        ),
+    ] = True,
+    study_out: Annotated[
+        Path | None,
+        typer.Option(help="Write the strategy study (markdown, every figure generated) to this file."),
+    ] = None,
     surface: SurfaceOpt = None,
     surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
 ) -> None:
-    """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s."""
+    """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s; on a
+    pilot surface, the retrieval-strategy study too."""
     from schemarouter.application.surfaces import choose_surface
-    from schemarouter.runtime.report.console import pilot_line
+    from schemarouter.atomic_write import check_output_file
+    from schemarouter.runtime.report.console import make_console, pilot_line
 
     sizes = _sizes(synthetic, "--synthetic")
     project = paths(ctx, experiment)
     chosen = choose_surface(project, surface=surface, surface_file=surface_file)
+    if study_out is not None:
+        if chosen.pilot is None or not strategies:
+            raise fail("--study-out needs a pilot surface (--surface dev) and --strategies")
+        check_output_file(study_out, option="--study-out")
     rows = bench_retrieval(
         project=project,
         synthetic_sizes=sizes,
@@ -230,6 +297,34 @@ def bench_retrieval_command(
     if chosen.pilot is not None:
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
     console.print(_bench_table(rows))
+    if chosen.pilot is None or not strategies:
+        return
+    _strategy_study(console, project, chosen, study_out, repeats)
+
+
+def _strategy_study(
+    console: Console, project: ProjectPaths, chosen: Any, out: Path | None, repeats: int
+) -> None:
+    from rich.table import Table
+
+    from schemarouter.application.strategy_study import run_study
+    from schemarouter.application.strategy_study_md import TABLE_HEADER, table_rows, write_study
+
+    command = "sr bench retrieval --surface dev" + (f" --study-out {out}" if out is not None else "")
+    study = run_study(project, chosen, repeats=repeats, command=command)
+    if out is not None:
+        write_study(study, out)
+    table = Table(
+        title=f"Retrieval strategies on {study.surface}: pooled over catalogs 100/250/500, p50 at 500"
+    )
+    for name in TABLE_HEADER:
+        table.add_column(name, justify="left" if name == "strategy" else "right")
+    for row in table_rows(study):
+        table.add_row(*row)
+    console.print(table)
+    console.print(f"chosen by the study's rule: {study.chosen}", markup=False, highlight=False)
+    if out is not None:
+        console.print(f"wrote {out}", markup=False, highlight=False)
 
 
 def _sizes(text: str, option: str) -> list[int]:
@@ -246,6 +341,8 @@ def _sizes(text: str, option: str) -> list[int]:
 
 
 def _recall_table(title: str, cells: Sequence[RecallCell]) -> Table:
+    from rich.table import Table
+
     table = Table(title=title)
     for column in (
         "catalog",
@@ -279,6 +376,8 @@ def _ratio(a: Timing | None, b: Timing | None) -> str:
 
 
 def _bench_table(rows: Sequence[CorpusBench]) -> Table:
+    from rich.table import Table
+
     table = Table(title="retrieval speed: p50 / p95 µs per query; ratios of p50")
     columns = (
         "corpus",

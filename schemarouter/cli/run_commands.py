@@ -82,6 +82,20 @@ EpochsOpt = Annotated[
         "over epochs (default 1).",
     ),
 ]
+ExecutorOpt = Annotated[
+    str,
+    typer.Option(
+        help="Where episodes run: local (this machine's worker processes) or ray (actors on a Ray "
+        "cluster; needs pip install -e '.[ray]')."
+    ),
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="--executor ray: the cluster to join (e.g. 10.0.0.5:6379, or auto for this machine's "
+        "`ray start`). Default: start a local Ray sized to this machine."
+    ),
+]
 RunDirsArg = Annotated[
     list[Path], typer.Argument(help="A run directory, or every shard directory of one run.")
 ]
@@ -121,6 +135,8 @@ def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
         plots=p["plots"],
         agent_options=options,
         epochs=p["epochs"],
+        executor=p["executor"],
+        ray_address=p["ray_address"],
     )
 
 
@@ -153,6 +169,8 @@ def run(
     epochs: EpochsOpt = None,
     tokenizer_json: TokenizerOpt = None,
     concurrency: ConcurrencyOpt = None,
+    executor: ExecutorOpt = "local",
+    ray_address: RayAddressOpt = None,
     surface: SurfaceOpt = None,
     surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,

@@ -88,10 +88,8 @@ def verify(
 ) -> None:
     """Recompute the frozen files' hashes and compare them with the experiment's lock; exit 1 on any drift.
 
-    Names each file added, removed or changed.
-    For a spec file it says what changed in the data, e.g. state_contract.allowed: field "foo" added.
-    For a catalog it names the route or task ids added, removed or changed.
-    The lock is checked against itself (its lock_digest) and against the lock committed at HEAD.
+    Names each file added, removed or changed, what changed in a spec's data (state_contract.allowed:
+    field "foo" added) or a catalog's route and task ids; checks the lock against its lock_digest and HEAD.
     """
     from schemarouter.application.verify import verify_experiments
 

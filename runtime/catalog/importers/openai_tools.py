@@ -1,0 +1,135 @@
+"""``openai``: an OpenAI ``tools`` array (or ``{"tools": [...]}``), one endpoint per function tool.
+
+Both shapes are read: Chat Completions' ``{"type": "function", "function": {"name", "description",
+"parameters"}}`` and the Responses API's flat ``{"type": "function", "name", ...}``. Inputs are the
+``parameters``' properties; OpenAI tools declare no outputs. The source says nothing about side
+effects, so the side effect is derived from the name's leading verb (``get``/``list``/``search``...:
+read; ``create``/``update``/``send``...: write; anything else, ``delete`` included: destructive, the
+safe reading) unless ``x-side-effect`` on the function says it. Other tool types (``web_search``,
+``file_search``, ...) and a function without a name are one line each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from schemarouter.runtime.catalog.importers.assemble import Draft, catalog_of, endpoint_of
+from schemarouter.runtime.catalog.importers.naming import snake
+from schemarouter.runtime.catalog.importers.options import ImportOptions
+from schemarouter.runtime.catalog.importers.problems import ImportProblem
+from schemarouter.runtime.catalog.importers.registry import register_importer
+from schemarouter.runtime.catalog.importers.schema_fields import Unsupported, field_spec, object_properties
+from schemarouter.runtime.catalog.importers.source import SourceFile
+from schemarouter.runtime.catalog.model import Catalog, Endpoint, SideEffect
+
+READ_VERBS = frozenset(
+    [
+        "get",
+        "list",
+        "search",
+        "find",
+        "lookup",
+        "look",
+        "fetch",
+        "read",
+        "query",
+        "show",
+        "describe",
+        "check",
+        "count",
+        "retrieve",
+        "view",
+    ]
+)
+WRITE_VERBS = frozenset(
+    [
+        "create",
+        "add",
+        "update",
+        "set",
+        "send",
+        "post",
+        "put",
+        "patch",
+        "upload",
+        "submit",
+        "start",
+        "schedule",
+        "book",
+        "reserve",
+        "make",
+        "write",
+        "edit",
+    ]
+)
+
+
+@register_importer("openai")
+class OpenAiToolsImporter:
+    code: ClassVar[str]
+
+    def import_catalog(self, source: SourceFile, options: ImportOptions) -> Catalog:
+        data = source.data
+        tools = data.get("tools") if isinstance(data, Mapping) else data
+        if not isinstance(tools, list):
+            raise ImportProblem(
+                source.shown, "(file)", 'not an OpenAI tools array: expected [...] or {"tools": [...]}'
+            )
+        domain = snake(options.domain)
+        pairs: list[tuple[str, Endpoint]] = []
+        for i, tool in enumerate(tools):
+            function = _function(source, i, tool)
+            where = f"tools[{i}] ({function['name']})"
+            try:
+                draft = _draft(function, domain, where)
+            except Unsupported as err:
+                raise ImportProblem(source.shown, where, str(err)) from None
+            pairs.append((where, endpoint_of(draft, source)))
+        return catalog_of(pairs, source, self.code)
+
+
+def _function(source: SourceFile, i: int, tool: Any) -> Mapping[str, Any]:
+    where = f"tools[{i}]"
+    if not isinstance(tool, Mapping):
+        raise ImportProblem(source.shown, where, "a tool must be an object")
+    kind = tool.get("type", "function")
+    if kind != "function":
+        raise ImportProblem(source.shown, where, f"tool type {kind!r} is not supported (only 'function')")
+    function = tool.get("function", tool)
+    if not isinstance(function, Mapping):
+        raise ImportProblem(source.shown, where, "'function' must be an object")
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        raise ImportProblem(source.shown, where, "the tool has no 'name'")
+    for key, kinds in (("description", str), ("parameters", Mapping)):
+        if key in function and not isinstance(function[key], kinds):
+            raise ImportProblem(source.shown, f"{where} ({name})", f"'{key}' has the wrong type")
+    return function
+
+
+def side_effect_of(name: str) -> SideEffect:
+    verb = snake(name).split("_")[0]
+    if verb in READ_VERBS:
+        return "read"
+    return "write" if verb in WRITE_VERBS else "destructive"
+
+
+def _draft(function: Mapping[str, Any], domain: str, where: str) -> Draft:
+    parameters = function.get("parameters") or {"type": "object", "properties": {}}
+    inputs = [
+        field_spec(name, prop, required=req, domain=domain, output=False, what=f"parameter {name!r}")
+        for name, prop, req in object_properties(parameters, what="parameters")
+    ]
+    return Draft(
+        where=where,
+        name=str(function["name"]),
+        domain=domain,
+        summary="",
+        description=str(function.get("description") or ""),
+        inputs=inputs,
+        outputs=[],
+        side_effect=side_effect_of(str(function["name"])),
+        extensions={k: v for k, v in function.items() if str(k).startswith("x-")},
+        derived={"domain", "side_effect"},
+    )

@@ -1,0 +1,1 @@
+"""Diagnostics that explain a verdict, computed from stored traces only (README.md)."""

@@ -1,0 +1,242 @@
+"""report.json's ``diagnostics`` section, from the stored traces of a scored set (README.md beside this).
+
+``diagnose`` is what scoring calls (``runtime.scoring.score.Diagnose``) once every trace has passed
+the metrics audit: it reads each stored trace with ``read_trace``, derives its facts
+(``episode_facts``), and aggregates them with the scoring's own resample counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Protocol
+
+from schemarouter.runtime.catalog.model import Endpoint
+from schemarouter.runtime.diagnostics.causes import CAUSE_IDS, CAUSES
+from schemarouter.runtime.diagnostics.episode_facts import TRANSITIONS, EpisodeFacts, episode_facts
+from schemarouter.runtime.diagnostics.intervals import RatioColumns
+from schemarouter.runtime.diagnostics.key_names import KeyNameProbe
+from schemarouter.runtime.engine.trace import read_trace
+from schemarouter.runtime.scoring.score import DiagnosisInput
+from schemarouter.runtime.surface.model import Task
+
+DIAGNOSTICS_VERSION = 1
+RECALL_METRIC = "next_tool_recall_at_5"
+PASS_METRIC = "task_pass"
+
+
+class _Routes(Protocol):
+    @property
+    def by_route(self) -> Mapping[str, Endpoint]: ...
+
+
+class EpisodeSource(Protocol):
+    """The frozen tasks and each catalog's endpoints (``runtime.engine.audit.MetricsAudit`` is one)."""
+
+    @property
+    def tasks(self) -> Mapping[str, Task]: ...
+
+    @property
+    def routes(self) -> Mapping[int, _Routes]: ...
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The JSON section and the per-episode facts (for the HTML trace viewer)."""
+
+    section: dict[str, Any]
+    facts: tuple[EpisodeFacts, ...]
+
+
+def diagnose(inp: DiagnosisInput, source: EpisodeSource, probe: KeyNameProbe | None) -> Diagnosis:
+    spec = inp.spec
+    recall_applies = set(spec.metric(RECALL_METRIC).applies_to) if _has(spec, RECALL_METRIC) else set()
+    facts = []
+    for outcome in inp.outcomes:
+        if outcome.trace_json is None:
+            raise ValueError(f"episode {outcome.key.label()}: no stored trace")
+        trace = read_trace(outcome.trace_json)
+        facts.append(
+            episode_facts(
+                trace,
+                source.tasks[trace.task_id],
+                source.routes[trace.catalog].by_route,
+                ranks=trace.condition in recall_applies,
+            )
+        )
+    conditions, catalogs = list(inp.scope.conditions), list(inp.scope.catalogs)
+    percentiles = spec.bootstrap.percentiles()
+    section = {
+        "diagnostics_version": DIAGNOSTICS_VERSION,
+        "recall_by_transition": _recall(facts, inp, conditions, catalogs, recall_applies, percentiles),
+        "failure_taxonomy": _taxonomy(facts, conditions, catalogs),
+        "refresh_anatomy": _refresh_anatomy(facts, conditions, catalogs, probe),
+        "flips": _flips(inp.rows, conditions, catalogs),
+        "failed_episodes": [
+            [f.task_id, f.condition, f.catalog, f.cause] for f in facts if f.cause is not None
+        ],
+    }
+    return Diagnosis(section=section, facts=tuple(facts))
+
+
+def _has(spec: Any, metric_id: str) -> bool:
+    return any(m.id == metric_id for m in spec.metrics)
+
+
+def _recall(
+    facts: Sequence[EpisodeFacts],
+    inp: DiagnosisInput,
+    conditions: list[str],
+    catalogs: list[int],
+    applies: set[str],
+    percentiles: tuple[float, float],
+) -> dict[str, Any]:
+    spec = inp.spec
+    columns = RatioColumns(inp.layout)
+    groups: dict[tuple[str, int], list[EpisodeFacts]] = {}
+    for f in facts:
+        groups.setdefault((f.condition, f.catalog), []).append(f)
+    plan: list[tuple[str, int]] = [(c, k) for k in catalogs for c in conditions if c in applies]
+    strata = [s for s in spec.strata if any(f.stratum == s for f in facts)]
+    languages = [lang for lang in spec.languages if any(f.language == lang for f in facts)]
+    for condition, catalog in plan:
+        episodes = groups.get((condition, catalog), [])
+
+        def add(name: str, keep: Any, episodes: list[EpisodeFacts] = episodes) -> None:
+            values = []
+            for f in episodes:
+                points = [p for p in f.points if keep(f, p)]
+                values.append((f.task_id, float(sum(p.hit for p in points)), float(len(points))))
+            columns.add(name, values)
+
+        base = f"{condition}|{catalog}"
+        add(f"{base}|all", lambda f, p: True)
+        for kind in TRANSITIONS:
+            add(f"{base}|after|{kind}", lambda f, p, kind=kind: p.after == kind)
+        for stratum in strata:
+            add(f"{base}|stratum|{stratum}", lambda f, p, s=stratum: f.stratum == s)
+        for language in languages:
+            add(f"{base}|language|{language}", lambda f, p, lang=language: f.language == lang)
+    values = columns.intervals(inp.counts, percentiles)
+    by_condition: dict[str, dict[str, Any]] = {}
+    for condition, catalog in plan:
+        base = f"{condition}|{catalog}"
+        by_condition.setdefault(condition, {})[str(catalog)] = {
+            "all": values[f"{base}|all"],
+            "after": {kind: values[f"{base}|after|{kind}"] for kind in TRANSITIONS},
+            "stratum": {s: values[f"{base}|stratum|{s}"] for s in strata},
+            "language": {lang: values[f"{base}|language|{lang}"] for lang in languages},
+        }
+    return {
+        "metric": RECALL_METRIC,
+        "transitions": list(TRANSITIONS),
+        "strata": strata,
+        "languages": languages,
+        "definition": "Recall@5 at decision points (ratio of sums over tasks), split by the result status "
+        "of the tool turn just before the decision point (ok, error, blocked by the gate), by stratum and "
+        "by language; intervals from the experiment's bootstrap (the scoring's own resamples)",
+        "by_condition": by_condition,
+    }
+
+
+def _taxonomy(facts: Sequence[EpisodeFacts], conditions: list[str], catalogs: list[int]) -> dict[str, Any]:
+    by_condition: dict[str, dict[str, Any]] = {}
+    for condition in conditions:
+        for catalog in catalogs:
+            episodes = [f for f in facts if f.condition == condition and f.catalog == catalog]
+            failed = [f for f in episodes if not f.passed]
+            counts = {code: sum(f.cause == code for f in failed) for code in CAUSE_IDS}
+            by_condition.setdefault(condition, {})[str(catalog)] = {
+                "episodes": len(episodes),
+                "failures": len(failed),
+                "causes": counts,
+                "refresh_dropped_required": sum(f.dropped_required for f in failed),
+            }
+    return {
+        "precedence": [{"code": code, "title": title} for code, title in CAUSES],
+        "rule": "each failed episode gets the first cause of the precedence that holds; the counts of a "
+        "condition x catalog sum to its failures (runtime/diagnostics/causes.py)",
+        "refresh_dropped_required": "failed episodes in which a later exposure dropped a required route "
+        "shown earlier, before any call to it (not a cause: an episode may also have any primary cause)",
+        "by_condition": by_condition,
+    }
+
+
+SLOT_KINDS = ("executed", "twin", "key_names_only", "key_names_decisive", "needed")
+
+
+def _refresh_anatomy(
+    facts: Sequence[EpisodeFacts], conditions: list[str], catalogs: list[int], probe: KeyNameProbe | None
+) -> dict[str, Any]:
+    by_condition: dict[str, dict[str, Any]] = {}
+    for condition in conditions:
+        for catalog in catalogs:
+            counts = dict.fromkeys(SLOT_KINDS, 0)
+            refreshes = slots = 0
+            for f in facts:
+                if f.condition != condition or f.catalog != catalog:
+                    continue
+                for call in f.refreshes:
+                    refreshes += 1
+                    keyless = probe.ranking_without_keys(catalog, call.text) if probe else None
+                    matched = frozenset(keyless or ())
+                    top = frozenset((keyless or ())[: len(call.slots)])
+                    for slot in call.slots:
+                        slots += 1
+                        counts["executed"] += slot.executed
+                        counts["twin"] += slot.twin
+                        counts["needed"] += slot.needed
+                        if keyless is not None:
+                            counts["key_names_only"] += slot.route_id not in matched
+                            counts["key_names_decisive"] += slot.route_id not in top
+            if refreshes == 0:
+                continue
+            by_condition.setdefault(condition, {})[str(catalog)] = {
+                "refreshes": refreshes,
+                "slots": slots,
+                "counts": counts,
+                "shares": {k: (round(v / slots, 4) if slots else None) for k, v in counts.items()},
+            }
+    return {
+        "kinds": list(SLOT_KINDS),
+        "slot_kinds": {
+            "executed": "the route was already executed earlier in the episode",
+            "twin": "a version twin (same capability, side effect and semantic signature) of another "
+            "route in the slots or of an executed route",
+            "key_names_only": "the route matched the call only through the state JSON's key names (the "
+            "same text without them does not match it)",
+            "key_names_decisive": "the route holds its slot because of the key names: the same text "
+            "without them ranks it below k (includes key_names_only)",
+            "needed": "the route is the next required one (what the refresh should bring)",
+        },
+        "note": "kinds overlap: each share is of all refresh slots (state-aware refreshes after turn 1)"
+        + ("" if probe is not None else "; key_names_only not computed (no retrieval index)"),
+        "by_condition": by_condition,
+    }
+
+
+def _flips(rows: Sequence[Mapping[str, Any]], conditions: list[str], catalogs: list[int]) -> dict[str, Any]:
+    passed: dict[tuple[str, int], dict[str, bool]] = {}
+    for row in rows:
+        value = row.get(PASS_METRIC)
+        if value is not None:
+            passed.setdefault((row["condition"], row["catalog"]), {})[row["task_id"]] = bool(value)
+    pairs = []
+    for a, b in combinations(conditions, 2):
+        by_catalog = {}
+        for catalog in catalogs:
+            pa, pb = passed.get((a, catalog), {}), passed.get((b, catalog), {})
+            common = sorted(set(pa) & set(pb))
+            by_catalog[str(catalog)] = {
+                "common_tasks": len(common),
+                "a_only": [t for t in common if pa[t] and not pb[t]],
+                "b_only": [t for t in common if pb[t] and not pa[t]],
+            }
+        pairs.append({"a": a, "b": b, "by_catalog": by_catalog})
+    return {
+        "metric": PASS_METRIC,
+        "definition": "per catalog size, the tasks that pass under condition a and fail under b (a_only), "
+        "and the reverse (b_only)",
+        "pairs": pairs,
+    }

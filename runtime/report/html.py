@@ -1,0 +1,215 @@
+"""``report.html``: one self-contained page per scored run (no network: inline CSS, JS and data).
+
+It holds the verdict, a gate forest (inline SVG drawn here), the diagnostics tables
+(``explain.diagnostics_tables``) and a trace viewer: every episode with filters (condition, catalog,
+stratum, language, pass/fail, failure cause) that opens one turn by turn (exposure, the retrieval
+calls' text and ranking, decision, gate audit, result, state). The stored traces are embedded as
+gzip-compressed JSON (base64) and unpacked by the browser's own ``DecompressionStream``.
+The page's script and style are ``assets/report.js`` and ``assets/report.css`` beside this module.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from schemarouter.runtime.diagnostics.episode_facts import EpisodeFacts
+from schemarouter.runtime.report.explain import diagnostics_tables
+from schemarouter.runtime.report.intervals_text import FLAG_MARK, fmt_interval
+from schemarouter.runtime.report.numbers import fmt_number
+from schemarouter.runtime.run import jsonio
+
+REPORT_HTML_FILE = "report.html"
+
+
+def write_html(
+    out_dir: Path,
+    report: dict[str, Any],
+    facts: Sequence[EpisodeFacts],
+    traces: Sequence[str | None],
+) -> Path:
+    path = out_dir / REPORT_HTML_FILE
+    jsonio.write_text_atomic(path, render_html(report, facts, traces))
+    return path
+
+
+def render_html(report: dict[str, Any], facts: Sequence[EpisodeFacts], traces: Sequence[str | None]) -> str:
+    episodes = [
+        [f.task_id, f.condition, f.catalog, f.stratum, f.language, f.passed, f.cause or ""] for f in facts
+    ]
+    packed = gzip.compress(
+        ("[" + ",".join(t if t is not None else "null" for t in traces) + "]").encode("utf-8"),
+        compresslevel=6,
+        mtime=0,
+    )
+    gate = report["gate"]
+    pilot = report.get("pilot")
+    title = f"{'PILOT: ' if pilot else ''}SchemaRouter {report['experiment_id']}: gate {gate['verdict']}"
+    tables = "\n".join(_table_html(t) for t in diagnostics_tables(report))
+    meta = {
+        "conditions": report["scope"]["conditions"],
+        "catalogs": report["scope"]["catalogs"],
+        "causes": [
+            p["code"]
+            for p in (report.get("diagnostics") or {}).get("failure_taxonomy", {}).get("precedence", [])
+        ],
+    }
+    asset = resources.files("schemarouter.runtime.report").joinpath("assets")
+    css = asset.joinpath("report.css").read_text(encoding="utf-8")
+    js = asset.joinpath("report.js").read_text(encoding="utf-8")
+    scope = report["scope"]
+    notes = "" if scope["preregistered"] else "<strong>Sub-scope: not the preregistered verdict.</strong>"
+    if pilot:
+        surface = html.escape(pilot["surface"])
+        notes += f"<strong>PILOT on the {surface} surface: never scoring of record.</strong>"
+    verdict_class = {"PASS": "pass", "FAIL": "fail"}.get(gate["verdict"], "na")
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>{css}</style></head>
+<body>
+<header><h1>{html.escape(title)}</h1>
+<p class="verdict {verdict_class}" id="verdict">Gate verdict: {html.escape(gate["verdict"])}
+({html.escape(gate["treatment"])} vs {html.escape(gate["comparator"])})</p>
+<p>{len(scope["conditions"])} conditions × {len(scope["catalogs"])} catalog sizes × {scope["tasks"]} tasks =
+{scope["episodes"]:,} episodes; agent <code>{html.escape(report["agent"])}</code>; freeze root
+<code>{html.escape(str(report["freeze_root_hash"]))}</code>.
+{notes}
+</p>
+<nav><a href="#gate">Gate</a> · <a href="#breakdowns">Breakdowns</a> ·
+<a href="#traces">Trace viewer</a></nav>
+</header>
+<section id="gate"><h2>Gate forest</h2>
+<p>Each criterion's statistic with its 95% interval at every catalog size; the dashed line is the
+threshold; green passes, red fails. {FLAG_MARK} marks an interval that is not an honest interval.</p>
+{gate_forest_svg(report)}
+{_gate_table(report)}
+</section>
+<section id="breakdowns"><h2>Breakdowns (from the stored traces)</h2>
+{tables or "<p>No diagnostics in this report.</p>"}
+</section>
+<section id="traces"><h2>Trace viewer</h2>
+<div id="filters"></div>
+<p id="count"></p>
+<table id="episode-list"><thead><tr><th>task</th><th>condition</th><th>catalog</th><th>stratum</th>
+<th>language</th><th>result</th><th>failure cause</th></tr></thead><tbody></tbody></table>
+<div id="episode"></div>
+</section>
+<script type="application/json" id="meta">{_script_json(meta)}</script>
+<script type="application/json" id="episodes-data">{_script_json(episodes)}</script>
+<script type="text/plain" id="traces-data">{base64.b64encode(packed).decode("ascii")}</script>
+<script>{js}</script>
+</body></html>
+"""
+
+
+def _script_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+
+
+def _table_html(table: tuple[str, list[str], list[list[str]]]) -> str:
+    title, header, rows = table
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+    return (
+        f"<h3>{html.escape(title)}</h3><div class='scroll'><table class='breakdown'><thead><tr>{head}</tr>"
+        f"</thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def _gate_table(report: dict[str, Any]) -> str:
+    rows = []
+    for catalog, block in report["gate"]["by_catalog"].items():
+        for c in block["criteria"]:
+            shown = (
+                fmt_interval(c, report) if c["ci_low"] is not None else f"{fmt_number(c['value'])} (exact)"
+            )
+            mark = {True: "PASS", False: "FAIL", None: "n/a"}[c["passed"]]
+            rows.append(
+                [
+                    catalog,
+                    c["code"],
+                    c["metric"],
+                    c["statistic"],
+                    shown,
+                    f"{c['operator']} {fmt_number(c['threshold'])}",
+                    mark,
+                ]
+            )
+    return _table_html(
+        (
+            "Gate criteria",
+            ["catalog", "code", "metric", "statistic", "point [95% CI]", "threshold", "passed"],
+            rows,
+        )
+    )
+
+
+def gate_forest_svg(report: dict[str, Any]) -> str:
+    """One row per criterion x catalog size on the criterion's own axis (inline SVG, labelled)."""
+    by_code: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for catalog, block in report["gate"]["by_catalog"].items():
+        for c in block["criteria"]:
+            by_code.setdefault(c["code"], []).append((catalog, c))
+    row_h, label_w, plot_w, pad = 22, 300, 420, 12
+    height = sum((len(v) + 2) * row_h for v in by_code.values()) + pad
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + plot_w + 140}" height="{height}" '
+        f'role="img" aria-label="gate forest" class="forest">'
+    ]
+    y = pad
+    for code, rows in by_code.items():
+        first = rows[0][1]
+        values = [first["threshold"]]
+        for _, c in rows:
+            values += [v for v in (c["ci_low"], c["ci_high"], c["value"]) if v is not None]
+        low, high = min(values), max(values)
+        span = (high - low) or 1.0
+        low, high = low - 0.08 * span, high + 0.08 * span
+
+        def x(v: float, low: float = low, high: float = high) -> float:
+            return label_w + (v - low) / (high - low) * plot_w
+
+        parts.append(
+            f'<text x="4" y="{y + 14}" class="crit">{html.escape(code)} {html.escape(first["metric"])} '
+            f"({html.escape(first['statistic'])} {html.escape(first['operator'])} "
+            f"{html.escape(fmt_number(first['threshold']))})</text>"
+        )
+        y += row_h
+        tx = x(first["threshold"])
+        top = y
+        for catalog, c in rows:
+            color = {True: "#1a7f37", False: "#cf222e"}.get(c["passed"], "#9a6700")
+            mid = y + row_h / 2
+            parts.append(f'<text x="24" y="{mid + 4}">catalog {html.escape(catalog)}</text>')
+            if c["ci_low"] is not None and c["ci_high"] is not None:
+                parts.append(
+                    f'<line x1="{x(c["ci_low"]):.1f}" x2="{x(c["ci_high"]):.1f}" y1="{mid}" y2="{mid}" '
+                    f'stroke="{color}" stroke-width="3"/>'
+                )
+            if c["point"] is not None or c["value"] is not None:
+                v = c["point"] if c["point"] is not None else c["value"]
+                parts.append(f'<circle cx="{x(v):.1f}" cy="{mid}" r="4" fill="{color}"/>')
+            parts.append(
+                f'<text x="{label_w + plot_w + 8}" y="{mid + 4}" fill="{color}">'
+                f"{html.escape(fmt_number(c['value']))} {'PASS' if c['passed'] else 'FAIL'}</text>"
+            )
+            y += row_h
+        parts.append(
+            f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="{top}" y2="{y}" stroke="#555" stroke-dasharray="4 3"/>'
+        )
+        parts.append(
+            f'<text x="{label_w}" y="{y + 12}" class="axis">{html.escape(fmt_number(low))}</text>'
+            f'<text x="{label_w + plot_w}" y="{y + 12}" class="axis" text-anchor="end">'
+            f"{html.escape(fmt_number(high))}</text>"
+        )
+        y += row_h
+    parts.append("</svg>")
+    return "".join(parts)

@@ -1,0 +1,242 @@
+"""Executor ``ray``: episodes as tasks on Ray actors, results streamed back to the one writing driver.
+
+``sr run --executor ray [--ray-address ADDR]``. Without an address the driver starts a local Ray sized
+to this machine (its CPUs; a small object store, no dashboard) and stops it at the end; with one it
+joins that cluster (``auto``: the one ``ray start`` runs on this machine). A process that already
+called ``ray.init`` (a notebook, a test) is used as it is.
+
+* ``workers`` actors (:class:`ray_worker.EpisodeWorker`), each loading the engine once per catalog.
+  Each asks for one CPU, or an equal share of the cluster's CPUs when there are more workers than CPUs
+  (``--concurrency N`` against a model server: N episodes in flight on a small cluster).
+* Batches of episodes in canonical order, at most two per actor in flight; the driver takes results as
+  they complete (``ray.wait``) and commits each episode in its own transaction. Completion order never
+  matters: outputs are read back in canonical order, so scored outputs equal the local executor's.
+* A worker that dies (SIGKILL, a lost node) fails its in-flight batches with ``RayActorError``: each of
+  those episodes gets a ``worker_lost`` infrastructure event and is queued again on a fresh actor; its
+  later commit resolves the event. An episode lost ``MAX_ATTEMPTS`` times is left to ``--resume``. The
+  store's primary key and the driver's single writer make a double count impossible.
+* The model-call cache: one owner actor on the driver's node holds the SQLite file (``ray_cache``).
+* The driver killed mid-run: its actors die with it (Ray ends an owner's actors), committed episodes
+  stay, and ``sr run --resume`` continues on either executor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import logging
+import math
+from collections import deque
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
+from schemarouter.runtime.run.executors.ray_cache import CacheOwner
+from schemarouter.runtime.run.executors.ray_worker import EpisodeWorker, WorkerResult
+from schemarouter.runtime.run.executors.registry import ExecutorOptions, register_executor
+from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback, Sink, failure
+from schemarouter.runtime.run.scope import EpisodeKey
+from schemarouter.runtime.run.store import EpisodeStore
+
+RAY_MISSING = "--executor ray needs Ray, which is not installed: pip install -e '.[ray]'"
+LOCAL_OBJECT_STORE_BYTES = 200 * 1024 * 1024  # results are small; Ray's default is 30% of the RAM
+MAX_ATTEMPTS = 3  # an episode whose worker died this often is left to --resume
+BATCHES_PER_ACTOR = 2
+
+
+def import_ray() -> Any:
+    """Ray, or one line saying how to install it."""
+    try:
+        return importlib.import_module("ray")
+    except ImportError:
+        raise SchemaRouterError(RAY_MISSING) from None
+
+
+@register_executor("ray")
+class RayExecutor:
+    def __init__(self, options: ExecutorOptions) -> None:
+        self.address = options.ray_address
+        self.ray = import_ray()  # before the session starts: a missing extra is one line, not an event
+
+    def execute(
+        self,
+        keys: Sequence[EpisodeKey],
+        *,
+        store: EpisodeStore,
+        engine: EpisodeEngine,
+        setup: EngineSetup,
+        session: int,
+        workers: int,
+        max_events: int = 20,
+        on_progress: ProgressCallback | None = None,
+    ) -> ExecutionSummary:
+        sink = Sink(store=store, session=session, total=len(keys), on_progress=on_progress)
+        if not keys:
+            return sink.summary(None)
+        with connected(self.ray, self.address):
+            driver = _Driver(self.ray, sink, engine, portable(setup), workers, max_events)
+            return driver.run(keys)
+
+
+@contextmanager
+def connected(ray: Any, address: str | None) -> Iterator[None]:
+    """Join the cluster at ``address``, or start a local one; shut down only what this call started."""
+    if ray.is_initialized():
+        yield
+        return
+    quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
+    try:
+        if address is None:
+            ray.init(
+                address="local",
+                include_dashboard=False,
+                object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                **quiet,
+            )
+        else:
+            ray.init(address=address, **quiet)
+    except (ConnectionError, RuntimeError, ValueError) as err:
+        where = f"--ray-address {address}" if address else "a local Ray"
+        hint = (
+            "; a cluster with token authentication needs RAY_AUTH_MODE=token and its token on the driver"
+            if address
+            else ""
+        )
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise SchemaRouterError(f"{where}: cannot start or connect ({first}){hint}") from None
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
+def portable(setup: EngineSetup) -> EngineSetup:
+    """The setup with absolute paths: an actor's working directory is not the driver's."""
+    options = dict(setup.agent_options)
+    for name in ("cache_path", "tokenizer_json"):
+        if options.get(name):
+            options[name] = str(Path(options[name]).resolve())
+    return dataclasses.replace(
+        setup,
+        project_root=setup.project_root.resolve(),
+        surface_file=str(Path(setup.surface_file).resolve()) if setup.surface_file else None,
+        agent_options=tuple(sorted(options.items())),
+    )
+
+
+def actor_cpus(cluster_cpus: float, workers: int) -> float:
+    """One CPU per actor, or an equal share when there are more actors than CPUs (Ray's 1e-4 grid)."""
+    if workers <= cluster_cpus:
+        return 1.0
+    return math.floor(cluster_cpus / workers * 10_000) / 10_000
+
+
+class _Driver:
+    """Schedules batches on the actors and commits what comes back; the only writer."""
+
+    def __init__(
+        self, ray: Any, sink: Sink, engine: EpisodeEngine, setup: EngineSetup, workers: int, max_events: int
+    ) -> None:
+        self.ray, self.sink, self.workers, self.max_events = ray, sink, workers, max_events
+        self.owners = self._cache_owners(setup)
+        self.payload = ray.put((engine, setup, self.owners))
+        cpus = actor_cpus(float(ray.cluster_resources().get("CPU", 0.0)), workers)
+        # No restarts by Ray: the driver replaces a dead actor itself and records what it lost.
+        self.worker_class = ray.remote(EpisodeWorker).options(
+            num_cpus=cpus, max_restarts=0, max_task_retries=0
+        )
+        self.actors = [self._start() for _ in range(workers)]
+        self.generation = [0] * workers  # bumped when a slot's actor is replaced
+        self.load = [0] * workers  # batches in flight on the slot's current actor
+        self.attempts: dict[EpisodeKey, int] = {}
+
+    def _start(self) -> Any:
+        return self.worker_class.remote(self.payload)
+
+    def _cache_owners(self, setup: EngineSetup) -> dict[str, Any]:
+        options = dict(setup.agent_options)
+        path = options.get("cache_path")
+        if not path or options.get("no_cache"):
+            return {}
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        node = self.ray.get_runtime_context().get_node_id()
+        here = NodeAffinitySchedulingStrategy(node_id=node, soft=False)
+        owner_class = self.ray.remote(CacheOwner).options(num_cpus=0, scheduling_strategy=here)
+        return {str(path): owner_class.remote(str(path))}
+
+    def run(self, keys: Sequence[EpisodeKey]) -> ExecutionSummary:
+        size = max(1, min(8, len(keys) // (self.workers * 8)))
+        queue = deque(list(keys[i : i + size]) for i in range(0, len(keys), size))
+        in_flight: dict[Any, tuple[int, int, list[EpisodeKey]]] = {}
+        stopped: str | None = None
+        try:
+            while True:
+                if stopped is None:
+                    for slot in range(self.workers):
+                        while queue and self.load[slot] < BATCHES_PER_ACTOR:
+                            batch = queue.popleft()
+                            ref = self.actors[slot].run.remote(batch)
+                            in_flight[ref] = (slot, self.generation[slot], batch)
+                            self.load[slot] += 1
+                if not in_flight:
+                    break
+                ready, _ = self.ray.wait(list(in_flight), num_returns=1)
+                for ref in ready:
+                    slot, generation, batch = in_flight.pop(ref)
+                    if generation == self.generation[slot]:
+                        self.load[slot] -= 1
+                    self._collect(ref, slot, generation, batch, queue)
+                if stopped is None and self.sink.events >= self.max_events:
+                    stopped = f"{self.sink.events} infrastructure events"
+        finally:
+            self._stop()
+        return self.sink.summary(stopped)
+
+    def _collect(
+        self, ref: Any, slot: int, generation: int, batch: list[EpisodeKey], queue: deque[list[EpisodeKey]]
+    ) -> None:
+        exceptions = self.ray.exceptions
+        try:
+            results: WorkerResult = self.ray.get(ref)
+        except exceptions.RayActorError as err:  # the worker died with this batch in flight
+            self._replace(slot, generation)
+            retry = []
+            for key in batch:
+                self.attempts[key] = self.attempts.get(key, 0) + 1
+                again = self.attempts[key] < MAX_ATTEMPTS
+                self.sink.fail(key, failure("worker_lost", err), retrying=again)
+                if again:
+                    retry.append(key)
+            if retry:
+                queue.appendleft(retry)
+            return
+        except exceptions.RayError as err:  # anything else Ray raises for the batch: an event each
+            for key in batch:
+                self.sink.fail(key, failure("worker_error", err))
+            return
+        for key, outcome in results:
+            self.sink.accept(key, outcome)
+
+    def _replace(self, slot: int, generation: int) -> None:
+        """A fresh actor in the slot, once per death (its other in-flight batches fail the same way)."""
+        if generation != self.generation[slot]:
+            return
+        self.ray.kill(self.actors[slot], no_restart=True)
+        self.actors[slot] = self._start()
+        self.generation[slot] += 1
+        self.load[slot] = 0
+
+    def _stop(self) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor, no_restart=True)
+        for owner in self.owners.values():
+            try:
+                self.ray.get(owner.close.remote())
+            except self.ray.exceptions.RayError:
+                pass  # the owner died: SQLite kept every committed write, and the run's outcome stands
+            finally:
+                self.ray.kill(owner, no_restart=True)

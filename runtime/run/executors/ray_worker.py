@@ -1,0 +1,52 @@
+"""The body of a Ray episode worker: an actor that loads the engine once per catalog and runs batches.
+
+The executor wraps :class:`EpisodeWorker` with ``ray.remote``; this module never imports Ray itself.
+A worker only computes: it returns each episode's record or failure and never touches the run store.
+It loads a catalog's engine resources the first time it is handed an episode of that catalog and keeps
+them for the rest of the run, so a worker serving one catalog never builds the others' indices. A load
+failure is remembered and returned for each episode of that catalog, as the local workers do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+from typing import Any
+
+from schemarouter.runtime.agents.call_cache import install_cache_opener
+from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
+from schemarouter.runtime.run.executors.ray_cache import remote_opener
+from schemarouter.runtime.run.outcomes import Failure, failure, run_one
+from schemarouter.runtime.run.scope import EpisodeKey
+
+WorkerResult = list[tuple[EpisodeKey, EpisodeRecord | Failure]]
+
+
+class EpisodeWorker:
+    """One Ray actor: ``(engine, setup, cache owners by path)`` in, batches of episodes through."""
+
+    def __init__(self, payload: tuple[EpisodeEngine, EngineSetup, dict[str, Any]]) -> None:
+        self._engine, self._setup, owners = payload
+        self._loaded: dict[int, LoadedEngine | Failure] = {}
+        if owners:  # the run's model-call cache lives with its owner actor, not in a file of this host
+            install_cache_opener(remote_opener(importlib.import_module("ray"), owners))
+
+    def run(self, keys: list[EpisodeKey]) -> WorkerResult:
+        out: WorkerResult = []
+        for key in keys:
+            loaded = self._load(key.catalog)
+            out.append((key, loaded if isinstance(loaded, Failure) else run_one(self._engine, loaded, key)))
+        return out
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def _load(self, catalog: int) -> LoadedEngine | Failure:
+        if catalog not in self._loaded:
+            setup = dataclasses.replace(self._setup, catalog_sizes=(catalog,))
+            try:
+                self._loaded[catalog] = self._engine.load(setup)
+            except Exception as err:  # reported per episode, so each gets its infrastructure event
+                self._loaded[catalog] = failure("engine_load", err)
+        return self._loaded[catalog]

@@ -1,0 +1,86 @@
+"""Executors by stable code: what runs a session's episodes (``sr run --executor CODE``).
+
+An executor implements :class:`Executor` and registers itself where it is defined, in a module of this
+package, with ``@register_executor(code)``; every module here is imported on first lookup (``local``
+first). No module here imports an executor's heavy dependency at import time: Ray is imported when
+the ``ray`` executor is constructed, so the runtime imports without any optional extra.
+
+Every executor keeps the same contract: workers compute, the caller's process alone writes the store
+(one transaction per episode, through ``outcomes.Sink``), failures are infrastructure events, and the
+store's primary key makes a duplicate impossible, so any executor can resume any other's run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from schemarouter.discovery import import_modules
+from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
+from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback
+from schemarouter.runtime.run.scope import EpisodeKey
+from schemarouter.runtime.run.store import EpisodeStore
+
+# Codes are stable: they are what users type and what run manifests record.
+DEFAULT_EXECUTOR = "local"
+
+
+@dataclass(frozen=True)
+class ExecutorOptions:
+    """Options of the chosen executor (each executor reads its own)."""
+
+    ray_address: str | None = None  # ray: a cluster's address; None starts a local Ray on this machine
+
+
+class Executor(Protocol):
+    """Runs ``keys`` (already minus the committed ones) and commits each finished episode via a Sink."""
+
+    def execute(
+        self,
+        keys: Sequence[EpisodeKey],
+        *,
+        store: EpisodeStore,
+        engine: EpisodeEngine,
+        setup: EngineSetup,
+        session: int,
+        workers: int,
+        max_events: int = 20,
+        on_progress: ProgressCallback | None = None,
+    ) -> ExecutionSummary: ...
+
+
+ExecutorFactory = Callable[[ExecutorOptions], Executor]
+_REGISTRY: dict[str, ExecutorFactory] = {}
+
+
+def register_executor(code: str) -> Callable[[ExecutorFactory], ExecutorFactory]:
+    """Register an executor under ``code``; a code is taken once."""
+
+    def wrap(factory: ExecutorFactory) -> ExecutorFactory:
+        if _REGISTRY.get(code, factory) is not factory:
+            raise ValueError(f"executor code {code!r} is already registered")
+        _REGISTRY[code] = factory
+        return factory
+
+    return wrap
+
+
+def _discover() -> None:
+    import_modules(__name__.rsplit(".", 1)[0], first=("local",), skip=("registry",))
+
+
+def executor_codes() -> list[str]:
+    _discover()
+    return sorted(_REGISTRY)
+
+
+def make_executor(code: str, options: ExecutorOptions | None = None) -> Executor:
+    """The executor registered under ``code``; unknown codes are one line naming the known ones."""
+    _discover()
+    factory = _REGISTRY.get(code)
+    if factory is None:
+        known = ", ".join(executor_codes())
+        raise SchemaRouterError(f"--executor {code!r}: unknown executor; known: {known}")
+    return factory(options or ExecutorOptions())

@@ -1,0 +1,124 @@
+"""What every executor shares: running one episode in a worker, and committing outcomes in the parent.
+
+A worker turns an episode into an :class:`EpisodeRecord` or a :class:`Failure` (an exception, an unknown
+task) and never writes. The parent's :class:`Sink` alone writes the store: one transaction per finished
+episode, an infrastructure event per failure, and the counts of the session.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from schemarouter.runtime.run.engine_port import EpisodeEngine, EpisodeRecord, LoadedEngine, episode_record
+from schemarouter.runtime.run.scope import EpisodeKey
+from schemarouter.runtime.run.store import EpisodeStore
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An infrastructure failure, as it travels from a worker to the parent."""
+
+    kind: str
+    error_type: str
+    message: str
+    traceback: str
+
+
+@dataclass(frozen=True)
+class ExecutionSummary:
+    """What one session did."""
+
+    attempted: int
+    committed: int
+    events: int
+    stopped_early: str | None
+    model_calls: dict[str, int] | None = None
+
+
+class Sink:
+    """Commits outcomes and records events in the parent, counting as it goes."""
+
+    def __init__(
+        self, *, store: EpisodeStore, session: int, total: int, on_progress: ProgressCallback | None
+    ) -> None:
+        self.store, self.session, self.total, self.on_progress = store, session, total, on_progress
+        self.done = self.committed = self.events = 0
+        self.model_calls: dict[str, int] | None = None
+
+    def accept(self, key: EpisodeKey, outcome: EpisodeRecord | Failure) -> None:
+        if isinstance(outcome, Failure):
+            self.fail(key, outcome)
+        else:
+            self.store.commit_episode(
+                key,
+                metrics=outcome.metrics,
+                wall_latency_ms=outcome.wall_latency_ms,
+                trace_json=outcome.trace_json,
+                session=self.session,
+            )
+            if self.committed == 0:
+                self.store.resolve_session_events()  # the engine loads now: earlier load failures resolved
+            self.committed += 1
+            if outcome.model_calls:
+                totals = self.model_calls if self.model_calls is not None else {}
+                for name, value in outcome.model_calls.items():
+                    totals[name] = totals.get(name, 0) + int(value)
+                self.model_calls = totals
+            self._advance()
+
+    def fail(self, key: EpisodeKey | None, failure: Failure, *, retrying: bool = False) -> None:
+        """Record an infrastructure event. ``retrying``: the episode runs again in this session, so it
+        does not count as attempted yet (its later commit resolves the event)."""
+        self.store.record_event(
+            key,
+            kind=failure.kind,
+            error_type=failure.error_type,
+            message=failure.message,
+            traceback=failure.traceback,
+            session=self.session,
+        )
+        self.events += 1
+        if key is not None and not retrying:
+            self._advance()
+
+    def _advance(self) -> None:
+        self.done += 1
+        if self.on_progress is not None:
+            self.on_progress(self.done, self.total)
+
+    def summary(self, stopped_early: str | None) -> ExecutionSummary:
+        return ExecutionSummary(
+            attempted=self.done,
+            committed=self.committed,
+            events=self.events,
+            stopped_early=stopped_early,
+            model_calls=self.model_calls,
+        )
+
+
+def run_one(engine: EpisodeEngine, loaded: LoadedEngine, key: EpisodeKey) -> EpisodeRecord | Failure:
+    """One episode in a worker: its record, or the failure that stands for it."""
+    try:
+        task = loaded.tasks[key.task_id]
+    except KeyError as err:
+        return failure("unknown_task", err)
+    try:
+        # The epoch is passed only when it is not 1, so engines written before epochs run unchanged.
+        extra = {} if key.epoch == 1 else {"epoch": key.epoch}
+        trace = engine.run(loaded, task, key.condition, key.catalog, **extra)
+        return episode_record(trace)
+    except Exception as err:
+        return failure("episode_exception", err)
+
+
+def failure(kind: str, err: BaseException) -> Failure:
+    return Failure(
+        kind=kind,
+        error_type=type(err).__name__,
+        message=str(err)[:2000],
+        traceback="".join(traceback.format_exception(err))[-8000:],
+    )

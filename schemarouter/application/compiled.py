@@ -1,0 +1,33 @@
+"""The compiled spec a run works from: build/<id>/compiled.json when it is current, else a fresh compile.
+
+``compiler/compiled_record.py`` says when the file is current (the raw bytes of every frozen file and
+of the lock, the code digest, the file's own digest, its spec data against the lock, and the freeze
+check). A compile writes the file and its record again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from schemarouter.compiler import compile_project
+from schemarouter.compiler.compiled_record import reuse_compiled
+from schemarouter.project import ProjectPaths
+from schemarouter.runtime.spec_model import CompiledSpec
+
+
+@dataclass(frozen=True)
+class CompiledForRun:
+    spec: CompiledSpec
+    reused: bool  # True: build/<id>/compiled.json was current and was read, not compiled again
+
+
+def compiled_for_run(
+    paths: ProjectPaths, *, compile: Callable[[ProjectPaths], CompiledSpec] = compile_project
+) -> CompiledForRun:
+    """The current compiled spec, reusing build/<id>/compiled.json when nothing it came from changed
+    (else ``compile``, which writes the file and its record)."""
+    reused = reuse_compiled(paths)
+    if reused is not None:
+        return CompiledForRun(reused, reused=True)
+    return CompiledForRun(compile(paths), reused=False)

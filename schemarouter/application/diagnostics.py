@@ -1,0 +1,82 @@
+"""``sr explain`` and ``sr compare``: the diagnostics of scored runs, read from their stored files.
+
+Neither re-runs an episode nor scores anything: explain reads report.json's ``diagnostics`` (written
+at scoring from the stored traces); compare reads both runs' report.json and per_task.jsonl.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.diagnostics.compare import compare_runs
+from schemarouter.runtime.report.compare_text import render_compare
+from schemarouter.runtime.report.explain import diagnostics_tables, render_text
+from schemarouter.runtime.run import jsonio
+from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
+from schemarouter.runtime.scoring.report_json import REPORT_FILE
+
+
+@dataclass(frozen=True)
+class Explained:
+    text: str
+    report: dict[str, Any]
+
+
+def read_scored(run_dir: Path) -> dict[str, Any]:
+    """A scored directory's report.json (a clean error when there is none)."""
+    path = run_dir / REPORT_FILE
+    if not path.is_file():
+        raise SchemaRouterError(
+            f"{run_dir}: no {REPORT_FILE}; the run is not scored (sr status {run_dir}; sr score {run_dir})"
+        )
+    report = jsonio.read_json(path)
+    if not isinstance(report, dict) or "gate" not in report:
+        raise SchemaRouterError(f"{path}: not a SchemaRouter report")
+    return report
+
+
+def explain_run(run_dir: Path, *, condition: str | None = None, catalog: int | None = None) -> Explained:
+    report = read_scored(run_dir)
+    if not report.get("diagnostics"):
+        raise SchemaRouterError(
+            f"{run_dir / REPORT_FILE}: version {report.get('report_version')} holds no diagnostics; "
+            f"score it again to write them from the stored traces: sr score {run_dir}"
+        )
+    scope = report["scope"]
+    if condition is not None and condition not in scope["conditions"]:
+        raise SchemaRouterError(
+            f"--condition {condition}: not in this run (its conditions: {', '.join(scope['conditions'])})"
+        )
+    if catalog is not None and catalog not in scope["catalogs"]:
+        sizes = ", ".join(map(str, scope["catalogs"]))
+        raise SchemaRouterError(f"--catalog {catalog}: not in this run (its catalog sizes: {sizes})")
+    gate = report["gate"]
+    header = [
+        f"{'PILOT: ' if report.get('pilot') else ''}Experiment {report['experiment_id']}, agent "
+        f"{report['agent']}: gate {gate['treatment']} vs {gate['comparator']}: {gate['verdict']}"
+        + ("" if scope["preregistered"] else " (sub-scope: not the preregistered verdict)"),
+        "From the stored traces (report.json diagnostics); ⚑ marks an interval that is not an honest "
+        "interval (one task per cell, or undefined resamples).",
+        "",
+    ]
+    tables = diagnostics_tables(report, condition=condition, catalog=catalog)
+    return Explained(text="\n".join(header) + "\n" + render_text(tables), report=report)
+
+
+def compare_run_dirs(run_a: Path, run_b: Path) -> tuple[str, dict[str, Any]]:
+    """The comparison text and its data (B - A over the common tasks)."""
+    reports, rows = [], []
+    for run_dir in (run_a, run_b):
+        reports.append(read_scored(run_dir))
+        per_task = run_dir / PER_TASK_FILE
+        if not per_task.is_file():
+            raise SchemaRouterError(
+                f"{run_dir}: no {PER_TASK_FILE}; score the run first (sr score {run_dir})"
+            )
+        rows.append(jsonio.read_jsonl(per_task))
+    result = compare_runs(reports[0], rows[0], reports[1], rows[1])
+    titles = {d["id"]: d["title"] for d in reports[0]["metric_definitions"]}
+    return render_compare(result, str(run_a), str(run_b), titles), result

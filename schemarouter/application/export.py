@@ -1,0 +1,101 @@
+"""``sr export RUN_DIR --format inspect|parquet|csv``: a scored run in the formats other tools read.
+
+Formats are registered under stable codes (``EXPORT_FORMATS``); each writes into ``--out`` (default
+``RUN_DIR/export/``), every file atomically (``schemarouter.atomic_write``; the inspect log is written
+to a temporary name and renamed), so an export that fails leaves no half-written file:
+
+- ``parquet``: ``per_task.parquet`` and ``decision_points.parquet``;
+- ``csv``: ``per_task.csv`` and ``decision_points.csv``;
+- ``inspect``: ``inspect/<run_id>_<condition>_<catalog>.eval``, one inspect_ai log per condition x
+  catalog (``export_inspect.py``); ``inspect view --log-dir DIR/inspect`` browses them.
+
+The tables are ``export_tables.py``'s; the run must be scored and terminal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from schemarouter.application.export_tables import DECISION_COLUMNS, RunTables, load_run_tables
+from schemarouter.atomic_write import write_bytes_atomic
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+
+
+def _parquet(tables: RunTables, out: Path) -> list[Path]:
+    from schemarouter.application.export_arrow import parquet_bytes
+
+    return _two(
+        out,
+        "parquet",
+        parquet_bytes(tables.per_task, tables.per_task_columns),
+        parquet_bytes(tables.decision_points, DECISION_COLUMNS),
+    )
+
+
+def _csv(tables: RunTables, out: Path) -> list[Path]:
+    from schemarouter.application.export_arrow import csv_bytes
+
+    return _two(
+        out,
+        "csv",
+        csv_bytes(tables.per_task, tables.per_task_columns),
+        csv_bytes(tables.decision_points, DECISION_COLUMNS),
+    )
+
+
+def _two(out: Path, suffix: str, per_task: bytes, decision_points: bytes) -> list[Path]:
+    files = [out / f"per_task.{suffix}", out / f"decision_points.{suffix}"]
+    for path, data in zip(files, (per_task, decision_points), strict=True):
+        write_bytes_atomic(path, data)
+    return files
+
+
+def _inspect(tables: RunTables, out: Path) -> list[Path]:
+    from schemarouter.application.export_inspect import write_inspect_logs
+
+    return write_inspect_logs(tables, out / "inspect")
+
+
+EXPORT_FORMATS: dict[str, Callable[[RunTables, Path], list[Path]]] = {
+    "csv": _csv,
+    "inspect": _inspect,
+    "parquet": _parquet,
+}
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    files: tuple[Path, ...]
+    per_task_rows: int
+    decision_point_rows: int
+    logs: int
+
+
+def export_run(
+    paths: ProjectPaths, *, run_dir: Path, formats: list[str], out: Path | None = None
+) -> ExportResult:
+    """Export the scored run in ``run_dir`` in every format of ``formats``."""
+    unknown = [f for f in formats if f not in EXPORT_FORMATS]
+    if unknown or not formats:
+        raise SchemaRouterError(
+            f"--format {','.join(formats) or '(none)'}: expected one or more of "
+            f"{', '.join(sorted(EXPORT_FORMATS))}"
+        )
+    if not (run_dir / "manifest.json").is_file():
+        raise SchemaRouterError(f"{run_dir}: not a run directory (no manifest.json)")
+    target = out if out is not None else run_dir / "export"
+    if target.exists() and not target.is_dir():
+        raise SchemaRouterError(f"--out {target}: not a directory")
+    tables = load_run_tables(paths, run_dir)
+    files: list[Path] = []
+    for code in dict.fromkeys(formats):
+        files.extend(EXPORT_FORMATS[code](tables, target))
+    return ExportResult(
+        files=tuple(files),
+        per_task_rows=len(tables.per_task),
+        decision_point_rows=len(tables.decision_points),
+        logs=sum(1 for f in files if f.suffix == ".eval"),
+    )

@@ -1,0 +1,111 @@
+"""Reading a judged query file for ``sr retrieval eval``: JSON Lines, one query per line.
+
+Each line is an object::
+
+    {"id": "q01", "query": "ship the order with DHL", "relevant": ["shipments.create_shipment"],
+     "state": {...}}                                      # state: optional, an ObservableState
+
+- ``id``: unique; ``query``: the text; ``relevant``: the route IDs a good ranking puts first (at least
+  one, each a route of the catalog);
+- ``state`` (optional): what research strategies are evaluated on, held to everything a state file is
+  (``runtime/state/state_file.py``: the contract, and every name registered in the catalog). Static
+  strategies ignore it.
+
+Blank lines and lines starting with ``#`` are skipped. Every problem is one
+``file:line:col: key: message`` line, all of them at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from schemarouter import safe_json
+from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.catalog.model import Catalog
+from schemarouter.runtime.state.errors import ContractViolation
+from schemarouter.runtime.state.model import ObservableState
+from schemarouter.runtime.state.state_file import Vocabulary, with_list_defaults
+
+KEYS = ("id", "query", "relevant", "state")
+
+
+@dataclass(frozen=True)
+class JudgedQuery:
+    """One query with its relevant routes (and optionally a state for research strategies)."""
+
+    query_id: str
+    query: str
+    relevant: frozenset[str]
+    state: ObservableState | None
+
+
+def read_queries(path: Path, catalog: Catalog) -> list[JudgedQuery]:
+    """Every query of the file, in file order; one line per problem."""
+    shown = str(path)
+    try:
+        text = safe_json.decode_utf8(path.read_bytes())
+    except OSError as err:
+        raise SchemaRouterError(f"{shown}: cannot read the query file ({err.strerror or err})") from None
+    except safe_json.JsonTextError as err:
+        raise SchemaRouterError(f"{shown}: {err.message}") from None
+    routes = set(catalog.by_route())
+    vocabulary = Vocabulary.of(catalog)
+    out: list[JudgedQuery] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+
+        def problem(
+            path_: tuple[str | int, ...], message: str, line: str = line, lineno: int = lineno
+        ) -> None:
+            _, column = safe_json.position_of(line, path_) if path_ else (1, 1)
+            key = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in path_).replace(".[", "[")
+            problems.append(f"{shown}:{lineno}:{column}: {key or '(line)'}: {message}")
+
+        try:
+            data = safe_json.loads(line)
+        except safe_json.JsonTextError as err:
+            problems.append(f"{shown}:{lineno}:{err.column}: not JSON: {err.message}")
+            continue
+        if not isinstance(data, dict):
+            problem((), "each line must be a JSON object")
+            continue
+        for key in data:
+            if key not in KEYS:
+                problem((key,), f"unknown key (keys: {', '.join(KEYS)})")
+        query_id, query, relevant = data.get("id"), data.get("query"), data.get("relevant")
+        if not isinstance(query_id, str) or not query_id:
+            problem(("id",) if "id" in data else (), "needs a non-empty string 'id'")
+            continue
+        if query_id in seen:
+            problem(("id",), f"{query_id!r} is also the id of line {seen[query_id]}")
+        seen[query_id] = lineno
+        if not isinstance(query, str) or not query.strip():
+            problem(("query",) if "query" in data else (), "needs a non-empty string 'query'")
+            continue
+        if not isinstance(relevant, list) or not relevant or not all(isinstance(r, str) for r in relevant):
+            problem(("relevant",) if "relevant" in data else (), "needs a non-empty list of route IDs")
+            continue
+        unknown = [i for i, r in enumerate(relevant) if r not in routes]
+        for i in unknown:
+            problem(("relevant", i), f"{relevant[i]!r} is not a route of the catalog")
+        state = None
+        if "state" in data:
+            try:
+                raw = with_list_defaults(data["state"])
+                state = ObservableState.model_validate(raw)
+                vocabulary.check(raw)
+            except ContractViolation as err:
+                inner = safe_json.parse_path(err.path) if err.path else ()
+                problem(("state", *inner), str(err))
+                continue
+        if not unknown:
+            out.append(JudgedQuery(query_id, query, frozenset(relevant), state))
+    if problems:
+        raise SchemaRouterError("\n".join(problems))
+    if not out:
+        raise SchemaRouterError(f"{shown}: no query")
+    return out

@@ -1,0 +1,45 @@
+"""`sr explain`, `sr compare`: option parsing over schemarouter.application.diagnostics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from schemarouter.cli.app import app
+
+
+@app.command()
+def explain(
+    run_dir: Annotated[Path, typer.Argument(help="A scored run directory (or sr score --out DIR).")],
+    condition: Annotated[str | None, typer.Option(help="Only this condition.")] = None,
+    catalog: Annotated[int | None, typer.Option(help="Only this catalog size.")] = None,
+) -> None:
+    """Why the verdict: Recall@5 by transition, stratum and language, the failure taxonomy, refresh
+    anatomy and per-task flips, from the stored traces (report.json diagnostics)."""
+    from schemarouter.application.diagnostics import explain_run
+
+    typer.echo(explain_run(run_dir, condition=condition, catalog=catalog).text)
+
+
+@app.command()
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="Scored run directory A.")],
+    run_b: Annotated[Path, typer.Argument(help="Scored run directory B.")],
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Also write the comparison as JSON here.")
+    ] = None,
+) -> None:
+    """Paired differences B - A per metric over the common tasks, with bootstrap intervals and flips.
+    Runs of different experiments or freeze roots may be compared (never for a gate)."""
+    from schemarouter.application.diagnostics import compare_run_dirs
+    from schemarouter.atomic_write import check_output_file, write_output_file
+
+    if json_out is not None:
+        check_output_file(json_out, option="--json")
+    text, result = compare_run_dirs(run_a, run_b)
+    typer.echo(text)
+    if json_out is not None:
+        write_output_file(json_out, json.dumps(result, ensure_ascii=False, indent=2) + "\n", option="--json")
