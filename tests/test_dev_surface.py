@@ -45,6 +45,11 @@ def experiments_copy(tmp_path: Path, experiment: str = "0.14") -> Path:
     for top in ("spec", "catalogs"):
         shutil.copytree(ROOT / top / experiment, root / top / experiment)
         shutil.copytree(ROOT / top / "_surfaces", root / top / "_surfaces")
+    # Only this experiment's generated named surfaces (catalogs/_surfaces/<name>/<id>/): the copy holds
+    # no other experiment.
+    for generated in sorted((root / "catalogs" / "_surfaces").glob("*/*")):
+        if generated.is_dir() and generated.name != experiment:
+            shutil.rmtree(generated)
     return root
 
 

@@ -37,6 +37,7 @@ class EngineSetup:
     agent_options: tuple[tuple[str, Any], ...] = ()
     catalogs_dir: Path | None = None  # the experiment's catalogs (the real engine needs it)
     surface_file: str | None = None  # a pilot's surface file; None: the evaluation surface
+    cache_dir: Path | None = None  # where retrieval strategies cache derived document data (build/)
 
     def require(self) -> tuple[CompiledSpec, Path]:
         """The compiled spec and catalogs directory the real engine loads from."""
@@ -112,6 +113,7 @@ class EngineAdapter:
             agent_options=dict(setup.agent_options),
             tokenizer_path=dict(setup.agent_options).get("tokenizer_json"),
             surface_file=Path(setup.surface_file) if setup.surface_file else None,
+            cache_dir=setup.cache_dir,
         )
         return LoadedEngine(resources=resources, tasks=resources.tasks)
 

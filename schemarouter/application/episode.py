@@ -47,6 +47,7 @@ def load_engine(
         tokenizer_path=tokenizer_path,
         surface_file=surface_file,
         agent_options=agent_options,
+        cache_dir=paths.build_dir / "retrieval",
     )
 
 

@@ -135,6 +135,7 @@ def bench(paths: ProjectPaths, workers: int = 2, deps: RunDeps = NO_DEPS) -> dic
             manifest.scope.catalogs,
             manifest.agent.name,
             catalogs_dir=scratch.catalogs_dir,
+            cache_dir=scratch.build_dir / "retrieval",  # the scratch copy's: a bench pays the caches
         )
         started = time.perf_counter()
         engine = deps.engine_or_default()

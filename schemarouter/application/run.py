@@ -232,6 +232,7 @@ def _setup(
         agent_options=tuple(sorted((k, v) for k, v in options.items() if v is not None)),
         catalogs_dir=paths.catalogs_dir,
         surface_file=None if chosen.file is None else str(chosen.file),
+        cache_dir=paths.build_dir / "retrieval",
     )
 
 
