@@ -7,10 +7,13 @@ terminal set, and stop the server. Model calls go through the content-addressed 
 smoke run replays every call without touching the server.
 
 The model is a tiny base model without native tool calling, so the smoke uses constrained decoding:
-a JSON schema with one branch per exposed tool, which the server enforces with a grammar and which
-stops at max_tokens. (With llama.cpp's ``chatml-function-calling`` native mode, a request could keep
-generating far past max_tokens and starve the server.) The model fails most tasks. The point is that
-every part of the path works with a real model and that its failures are recorded as data.
+the prompt as text with the exposed schemas in the system message, and a JSON schema with one branch
+per exposed tool, which the server enforces with a grammar and which stops at max_tokens. The server
+runs the plain ``chatml`` template, which shows that text as given. (With llama.cpp's
+``chatml-function-calling`` native mode, a request could keep generating far past max_tokens.)
+The model fails most tasks. The point is that every part of the path works with a real model, that
+its failures are recorded as data, and that the server's prompt_tokens agree with the engine's
+counts turn by turn (``application/token_agreement.py``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ from schemarouter.project import ProjectPaths
 from schemarouter.runtime.run.executor import die_with_parent
 
 MODEL_ALIAS = "gemma-3-270m-q4_k_m"
+# Plain chatml renders system, user and assistant text as given: with constrained decoding the prompt
+# is all text (the tools in the system message), so the model sees exactly what the engine counted.
+# (chatml-function-calling would HTML-escape that text and drop role: tool; server_templates.py.)
+SMOKE_CHAT_FORMAT = "chatml"
 SMOKE_TASKS = ",".join(f"S{s}-{lang}-01" for lang in ("en", "ko") for s in range(1, 6))
 
 
@@ -49,6 +56,14 @@ class SmokeResult:
     wall_s: float
     model_calls: dict[str, int] | None
     server_log: Path
+    token_agreement: dict[str, Any] | None = None
+
+
+def smoke_server_id(model: Path) -> str:
+    """The smoke server's name in the model-call cache: server package, version, template, model file."""
+    from importlib.metadata import version
+
+    return f"llama-cpp-python/{version('llama-cpp-python')}/{SMOKE_CHAT_FORMAT}/{model.name}"
 
 
 def model_path() -> Path:
@@ -69,7 +84,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def llama_server(model: Path, log_path: Path, *, timeout_s: float = 180.0) -> Iterator[str]:
+def llama_server(
+    model: Path, log_path: Path, *, timeout_s: float = 180.0, chat_format: str = SMOKE_CHAT_FORMAT
+) -> Iterator[str]:
     """Run ``llama_cpp.server`` on 127.0.0.1 until the block ends; yields its ``/v1`` base URL."""
     try:
         import llama_cpp.server  # noqa: F401
@@ -82,7 +99,7 @@ def llama_server(model: Path, log_path: Path, *, timeout_s: float = 180.0) -> It
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(model),
         "--model_alias", MODEL_ALIAS,
-        "--chat_format", "chatml-function-calling",
+        "--chat_format", chat_format,
         "--n_ctx", "4096",
         "--host", "127.0.0.1",
         "--port", str(port),
@@ -142,6 +159,9 @@ def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: boo
                 "base_url": base_url,
                 "model": MODEL_ALIAS,
                 "constrained_decoding": True,
+                "server_template": SMOKE_CHAT_FORMAT,
+                # The server comes up on a free port each time; in the cache it is named by what it is.
+                "server_id": smoke_server_id(model),
                 "cache_path": str(smoke_dir / "model-calls.sqlite"),
                 "no_cache": no_cache or None,
             },
@@ -150,10 +170,13 @@ def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: boo
     wall = time.monotonic() - started
     manifest = json.loads((outcome.run_dir / "manifest.json").read_text())
     calls = manifest["sessions"][-1].get("model_calls") if manifest.get("sessions") else None
+    from schemarouter.application.token_agreement import run_agreement
+
     return SmokeResult(
         run_dir=outcome.run_dir,
         exit_code=outcome.exit_code,
         wall_s=wall,
         model_calls=calls,
         server_log=log_path,
+        token_agreement=run_agreement(outcome.run_dir, constrained=True),
     )

@@ -27,7 +27,8 @@ if _missing:
         allow_module_level=True,
     )
 
-from schemarouter.llm_smoke import MODEL_ALIAS, llama_server, model_path  # noqa: E402
+from schemarouter.application.token_agreement import TOLERANCES, run_agreement  # noqa: E402
+from schemarouter.llm_smoke import MODEL_ALIAS, SMOKE_CHAT_FORMAT, llama_server, model_path  # noqa: E402
 
 
 def _scores(run_dir: Path) -> list[dict[str, object]]:
@@ -52,6 +53,7 @@ def test_real_model_episodes_are_recorded_and_replay_from_the_cache(tmp_path: Pa
             "base_url": base_url,
             "model": MODEL_ALIAS,
             "constrained_decoding": True,
+            "server_template": SMOKE_CHAT_FORMAT,
             "cache_path": str(cache),
         }
         first = run_experiment(
@@ -81,3 +83,33 @@ def test_real_model_episodes_are_recorded_and_replay_from_the_cache(tmp_path: Pa
         for turn in trace["turns"]:
             assert turn["model_call"] is not None and turn["model_call"]["usage"]["prompt_tokens"] > 0
             assert turn["input_tokens"] > 0  # our own count beside the server's
+    # What the server counted agrees, turn by turn, with what the engine counted, in the smoke's mode.
+    summary = run_agreement(first.run_dir, constrained=True)
+    tolerance = TOLERANCES["constrained"]
+    assert summary["turns"] > 0 and summary["within"] == summary["turns"], (summary, tolerance.why)
+
+
+def test_the_recorded_constrained_prompts_tokenize_to_the_servers_count() -> None:
+    """The chatml prompt rebuilt from each recorded constrained request, tokenized with the GGUF's own
+    vocabulary, is exactly the server's prompt_tokens: the rebuilt prompt is what the model saw."""
+    from llama_cpp import Llama
+    from test_token_agreement import FIXTURES, _chatml, load
+
+    from schemarouter.application.token_agreement import TEMPLATE_TOKENS_PER_MESSAGE
+
+    vocab = Llama(model_path=str(model_path()), vocab_only=True, verbose=False)
+    for role in ("system", "user", "assistant"):
+        wrapped = len(
+            vocab.tokenize(f"<|im_start|>{role}\nX<|im_end|>\n".encode(), add_bos=False, special=True)
+        )
+        assert wrapped - len(vocab.tokenize(b"X", add_bos=False)) == TEMPLATE_TOKENS_PER_MESSAGE, role
+    checked = 0
+    for path in FIXTURES:
+        record = load(path)
+        if record["mode"] != "constrained":
+            continue
+        prompt = _chatml(json.loads(record["request"])["messages"])
+        tokens = vocab.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+        assert len(tokens) == json.loads(record["response"])["usage"]["prompt_tokens"], path.name
+        checked += 1
+    assert checked > 0

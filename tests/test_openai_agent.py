@@ -185,7 +185,7 @@ def test_no_cache_bypasses_reads_and_writes_nothing(server: str, tmp_path: Path)
     other = _view(query="another question")
     agent.decide(other)
     assert agent.server_calls == 2
-    assert cache._db.execute("SELECT COUNT(*) FROM calls").fetchone() == (1,)  # only the first agent's
+    assert cache._db.execute("SELECT COUNT(*) FROM model_calls").fetchone() == (1,)  # the first agent's
 
 
 def test_no_cache_option_opens_no_cache_file(tmp_path: Path) -> None:
@@ -225,7 +225,7 @@ def test_the_body_sent_is_the_cached_text(server: str, tmp_path: Path) -> None:
     cache = ModelCallCache(tmp_path / "cache.sqlite")
     agent = OpenAIAgent(settings=OpenAISettings(base_url=server, model="m", retries=0), cache=cache)
     agent.decide(_view())
-    (stored,) = cache._db.execute("SELECT request FROM calls").fetchone()
+    (stored,) = cache._db.execute("SELECT request FROM model_calls").fetchone()
     assert _Replay.raw[-1] == stored.encode("utf-8")
     assert json.loads(stored) == build_request(agent.settings, _view())
 
@@ -252,10 +252,12 @@ def test_client_errors_are_not_retried(server: str) -> None:
 
 def test_corrupt_cache_entry_is_dropped_not_used(server: str, tmp_path: Path) -> None:
     cache = ModelCallCache(tmp_path / "cache.sqlite")
-    request = build_request(OpenAISettings(base_url=server, model="m"), _view())
-    cache.put(request, {"x": 1})
-    cache._db.execute("UPDATE calls SET response = '{not json'")
-    assert cache.get(request) is None
+    settings = OpenAISettings(base_url=server, model="m")
+    request = build_request(settings, _view())
+    serialized = serialize_request(request, _view().prompt.tool_texts)
+    cache.put(settings.scope, serialized, {"x": 1})
+    cache._db.execute("UPDATE model_calls SET response = '{not json'")
+    assert cache.get(settings.scope, serialized) is None
     _Replay.responses = [(200, recorded("en_weather_tools_auto"))]
     agent = OpenAIAgent(settings=OpenAISettings(base_url=server, model="m", retries=0), cache=cache)
     assert isinstance(agent.decide(_view()), ToolCall) and agent.server_calls == 1

@@ -270,7 +270,7 @@ def test_the_model_call_cache_is_shared_by_every_worker(
     server_calls = len(_Model.calls)
     assert server_calls >= 12
     with sqlite3.connect(cache) as connection:
-        stored = connection.execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+        stored = connection.execute("SELECT COUNT(*) FROM model_calls").fetchone()[0]
     assert stored == len(set(_Model.calls))  # every distinct request the workers made, stored once
     session = read_manifest(first).sessions[-1]
     assert (session.executor, session.workers) == ("ray", 4)

@@ -14,11 +14,14 @@ from typing import Any, Protocol
 
 
 class CallCache(Protocol):
-    """What a model agent needs of its cache: requests in, responses out."""
+    """What a model agent needs of its cache: requests in, responses out, each under its server scope
+    (``model_cache.ServerScope``: server, model, epoch)."""
 
-    def get(self, request: Any) -> dict[str, Any] | None: ...
+    def get(
+        self, scope: Any, request: Any, *, live_fingerprint: str | None = None
+    ) -> dict[str, Any] | None: ...
 
-    def put(self, request: Any, response: dict[str, Any]) -> None: ...
+    def put(self, scope: Any, request: Any, response: dict[str, Any]) -> None: ...
 
     def close(self) -> None: ...
 

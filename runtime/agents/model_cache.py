@@ -1,12 +1,18 @@
-"""A content-addressed cache of model calls (SQLite, WAL).
+"""A content-addressed cache of model calls (SQLite, WAL) that cannot cross servers or epochs.
 
-The key is the sha256 of the full request as canonical JSON (sorted keys, compact, UTF-8): model,
-messages, tools and every sampling parameter. A rerun or a recovery run replays from it without
-calling the server.
+A request is serialized once per call (:func:`serialize_request`): one canonical text (sorted keys,
+compact, UTF-8) is the HTTP body and the stored request text. The cache key is the sha256 of the
+server scope's canonical line, a newline, and that same text:
 
-A request is serialized once per call (:func:`serialize_request`): the same canonical text gives the
-cache key, the stored request text and the HTTP body. The exposed tools' texts, already rendered once
-per catalog in exactly this canonical form, are spliced in rather than encoded again.
+    {"base_url":"http://127.0.0.1:8080/v1","epoch":1,"model":"m"}\\n{"max_tokens":256,...}
+
+so two servers serving the same model name, or two epochs of one run, never replay each other's
+answers. The server's ``system_fingerprint``, when it returns one, is stored with the answer; once the
+live server has shown a fingerprint in this process, an entry recorded under another fingerprint is a
+miss (and is replaced). ``--no-cache`` opens no cache: nothing is read, nothing is written.
+
+The exposed tools' texts, already rendered once per catalog in exactly this canonical form, are
+spliced in rather than encoded again. ``sr cache stats`` and ``sr cache prune`` read and trim the file.
 """
 
 from __future__ import annotations
@@ -17,8 +23,11 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from schemarouter.errors import SchemaRouterError
 
 
 def _canonical(value: Any) -> str:
@@ -35,6 +44,21 @@ class SerializedRequest:
     @property
     def body(self) -> bytes:
         return self.text.encode("utf-8")
+
+
+@dataclass(frozen=True)
+class ServerScope:
+    """What a cached answer belongs to besides the request: the server, the model and the epoch."""
+
+    base_url: str
+    model: str
+    epoch: int = 1
+
+    def line(self) -> str:
+        return _canonical({"base_url": self.base_url.rstrip("/"), "epoch": self.epoch, "model": self.model})
+
+    def key(self, request: SerializedRequest) -> str:
+        return hashlib.sha256(f"{self.line()}\n{request.text}".encode()).hexdigest()
 
 
 def serialize_request(request: dict[str, Any], tool_texts: Sequence[str] | None = None) -> SerializedRequest:
@@ -57,24 +81,41 @@ def request_key(request: dict[str, Any]) -> str:
     return serialize_request(request).key
 
 
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS model_calls ("
+    " key TEXT PRIMARY KEY, base_url TEXT NOT NULL, model TEXT NOT NULL, epoch INTEGER NOT NULL,"
+    " request TEXT NOT NULL, response TEXT NOT NULL, system_fingerprint TEXT, created_at TEXT NOT NULL)"
+)
+# Written by earlier versions (keyed by the request alone, so it could cross servers): never read.
+LEGACY_TABLE = "calls"
+
+
 class ModelCallCache:
-    def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS calls "
-            "(key TEXT PRIMARY KEY, request TEXT NOT NULL, response TEXT NOT NULL)"
-        )
+    def __init__(self, path: Path, *, create: bool = True):
+        if not create and not path.is_file():
+            raise SchemaRouterError(f"{path}: no model-call cache there")
+        if create:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        try:
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(_SCHEMA)
+        except sqlite3.Error as err:
+            raise SchemaRouterError(f"{path}: not a usable model-call cache ({err})") from None
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
-    def get(self, request: dict[str, Any] | SerializedRequest) -> dict[str, Any] | None:
-        key = _serialized(request).key
+    def get(
+        self, scope: ServerScope, request: SerializedRequest, *, live_fingerprint: str | None = None
+    ) -> dict[str, Any] | None:
+        key = scope.key(request)
         with self._lock:
-            row = self._db.execute("SELECT response FROM calls WHERE key = ?", (key,)).fetchone()
-        if row is None:
+            row = self._db.execute(
+                "SELECT response, system_fingerprint FROM model_calls WHERE key = ?", (key,)
+            ).fetchone()
+        if row is None or (live_fingerprint is not None and row[1] not in (None, live_fingerprint)):
             self.misses += 1
             return None
         try:
@@ -82,23 +123,90 @@ class ModelCallCache:
         except json.JSONDecodeError:
             # A corrupt entry is an infrastructure problem, never an outcome: drop it and call again.
             with self._lock:
-                self._db.execute("DELETE FROM calls WHERE key = ?", (key,))
+                self._db.execute("DELETE FROM model_calls WHERE key = ?", (key,))
+            self.misses += 1
+            return None
+        if not isinstance(response, dict):
             self.misses += 1
             return None
         self.hits += 1
-        return response if isinstance(response, dict) else None
+        return response
 
-    def put(self, request: dict[str, Any] | SerializedRequest, response: dict[str, Any]) -> None:
-        serialized = _serialized(request)
+    def put(self, scope: ServerScope, request: SerializedRequest, response: dict[str, Any]) -> None:
+        fingerprint = response.get("system_fingerprint")
         with self._lock:
             self._db.execute(
-                "INSERT OR REPLACE INTO calls (key, request, response) VALUES (?, ?, ?)",
-                (serialized.key, serialized.text, json.dumps(response, sort_keys=True)),
+                "INSERT OR REPLACE INTO model_calls (key, base_url, model, epoch, request, response,"
+                " system_fingerprint, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    scope.key(request),
+                    scope.base_url.rstrip("/"),
+                    scope.model,
+                    scope.epoch,
+                    request.text,
+                    json.dumps(response, sort_keys=True),
+                    fingerprint if isinstance(fingerprint, str) else None,
+                    datetime.now(UTC).isoformat(),
+                ),
             )
+
+    def stats(self) -> dict[str, Any]:
+        """Entries per server, model and epoch, and what the legacy table still holds."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT base_url, model, epoch, COUNT(*), SUM(LENGTH(request) + LENGTH(response)),"
+                " COUNT(DISTINCT system_fingerprint) FROM model_calls GROUP BY base_url, model, epoch"
+                " ORDER BY base_url, model, epoch"
+            ).fetchall()
+            legacy = self._legacy_rows()
+        return {
+            "path": str(self.path),
+            "file_bytes": self.path.stat().st_size if self.path.is_file() else 0,
+            "entries": sum(int(r[3]) for r in rows),
+            "groups": [
+                {
+                    "base_url": r[0],
+                    "model": r[1],
+                    "epoch": int(r[2]),
+                    "entries": int(r[3]),
+                    "bytes": int(r[4] or 0),
+                    "fingerprints": int(r[5]),
+                }
+                for r in rows
+            ],
+            "legacy_entries": legacy,
+        }
+
+    def prune(
+        self, *, base_url: str | None = None, model: str | None = None, everything: bool = False
+    ) -> int:
+        """Delete the entries of one server and/or model (or all of them) and the legacy table; returns
+        how many rows went. The file is vacuumed afterwards."""
+        if not everything and base_url is None and model is None:
+            raise SchemaRouterError("cache prune: give --base-url, --model or --all")
+        where, params = [], []
+        if base_url is not None:
+            where.append("base_url = ?")
+            params.append(base_url.rstrip("/"))
+        if model is not None:
+            where.append("model = ?")
+            params.append(model)
+        clause = "" if everything else " WHERE " + " AND ".join(where)
+        with self._lock:
+            removed = int(self._db.execute(f"DELETE FROM model_calls{clause}", params).rowcount)
+            legacy = self._legacy_rows()
+            if legacy:
+                self._db.execute(f"DROP TABLE {LEGACY_TABLE}")
+            self._db.execute("VACUUM")
+        return removed + legacy
+
+    def _legacy_rows(self) -> int:
+        exists = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (LEGACY_TABLE,)
+        ).fetchone()
+        if not exists:
+            return 0
+        return int(self._db.execute(f"SELECT COUNT(*) FROM {LEGACY_TABLE}").fetchone()[0])
 
     def close(self) -> None:
         self._db.close()
-
-
-def _serialized(request: dict[str, Any] | SerializedRequest) -> SerializedRequest:
-    return request if isinstance(request, SerializedRequest) else serialize_request(request)

@@ -1,39 +1,65 @@
 """An OpenAI-compatible chat-completions agent (vLLM, llama.cpp, Ollama, hosted APIs).
 
-It sends exactly the prompt the engine built and counted: ``messages`` and ``tools`` (the exposed
-schemas). Bad model output (no parsable call, unknown tool, arguments that are not JSON) becomes a
-``BadOutput`` decision, which the engine turns into a gated, failed turn, never a crash. A server that
-does not answer after the configured retries raises ``ModelServerError``: an infrastructure event,
-never a task outcome.
+What the model sees is what the engine counted, in both modes:
 
-With ``constrained_decoding`` the request also carries a ``response_format`` JSON schema whose tool
-name is an enum of the exposed tools (llama.cpp supports this), for models without native tool calls.
+* native tools: ``messages`` as the engine built them and ``tools`` (the exposed schemas, the same
+  texts the engine counts), ``tool_choice: auto`` (llama.cpp drops the tools without it) and
+  ``parallel_tool_calls: false`` (the engine runs one gated call per turn);
+* constrained decoding (models without native tool calls): the same prompt as plain text
+  (``transcript.text_transcript``: the exposed schemas in the system message, calls and results as
+  text) and a ``response_format`` JSON schema with one branch per exposed tool.
+
+Where the server's template is known to drop parts (``server_templates``), tool results are carried as
+user text and the run records a warning for the rest. Every tool call of a response is read
+(``chat_response``). Sampling (``max_tokens``, ``temperature``, ``top_p``, ``seed``) is part of the
+run's identity; epoch ``e`` > 1 samples with its own derived seed (:func:`epoch_seed`). Transport
+(``http_client``) is not. Bad model output is a ``BadOutput`` (a gated, failed turn); a server that
+does not answer after retries raises ``ModelServerError``: an infrastructure event, never an outcome.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.agents.call_cache import CallCache, open_call_cache
-from schemarouter.runtime.agents.model_cache import SerializedRequest, serialize_request
-from schemarouter.runtime.agents.protocol import AgentView, BadOutput, Decision, FinalAnswer, ToolCall
+from schemarouter.runtime.agents.chat_response import parse_response
+from schemarouter.runtime.agents.http_client import ChatClient, ModelServerError, Transport
+from schemarouter.runtime.agents.model_cache import ServerScope, serialize_request
+from schemarouter.runtime.agents.protocol import AgentView, Decision
 from schemarouter.runtime.agents.registry import register_agent
+from schemarouter.runtime.agents.server_templates import results_as_text_needed
+from schemarouter.runtime.agents.transcript import text_transcript, tool_results_as_text
 
 if TYPE_CHECKING:
     from schemarouter.runtime.agents.catalog_view import AgentCatalog
     from schemarouter.runtime.surface.model import Task
 
+__all__ = [
+    "CallRecord",
+    "ModelServerError",
+    "OpenAIAgent",
+    "OpenAISettings",
+    "build_request",
+    "constrained_schema",
+    "epoch_seed",
+    "openai_agent_from",
+    "parse_response",
+]
 
-class ModelServerError(RuntimeError):
-    """The model server did not answer usefully after retries (an infrastructure event)."""
+
+def epoch_seed(seed: int, epoch: int) -> int:
+    """The sampling seed of ``epoch``: the spec's seed for epoch 1, a named derivation for the others
+    (first 31 bits of sha256("schemarouter/epoch-seed/{seed}/{epoch}"))."""
+    if epoch == 1:
+        return seed
+    digest = hashlib.sha256(f"schemarouter/epoch-seed/{seed}/{epoch}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
 @dataclass(frozen=True)
@@ -42,12 +68,27 @@ class OpenAISettings:
     model: str
     api_key: str | None = None
     temperature: float = 0.0
+    top_p: float | None = None  # None: not sent (the server's default)
     seed: int = 0
     max_tokens: int = 256
     timeout_s: float = 120.0
     retries: int = 3
     backoff_s: float = 1.0
     constrained_decoding: bool = False
+    tool_results_as_text: bool = False
+    server_template: str | None = None
+    epoch: int = 1
+    # Names the server in the cache instead of the base URL (a server on a new port each time, such as
+    # the smoke's, is still the same server); None: the base URL.
+    server_id: str | None = None
+
+    @property
+    def transport(self) -> Transport:
+        return Transport(timeout_s=self.timeout_s, retries=self.retries, backoff_s=self.backoff_s)
+
+    @property
+    def scope(self) -> ServerScope:
+        return ServerScope(base_url=self.server_id or self.base_url, model=self.model, epoch=self.epoch)
 
 
 @dataclass
@@ -59,37 +100,52 @@ class CallRecord:
     usage: dict[str, Any] | None
     model: str | None
     system_fingerprint: str | None
+    finish_reason: str | None = None
+    tool_calls: int = 0
 
 
 def build_request(settings: OpenAISettings, view: AgentView) -> dict[str, Any]:
     request: dict[str, Any] = {
         "model": settings.model,
-        "messages": list(view.prompt.messages),
         "temperature": settings.temperature,
-        "seed": settings.seed,
+        "seed": epoch_seed(settings.seed, settings.epoch),
         "max_tokens": settings.max_tokens,
     }
+    if settings.top_p is not None:
+        request["top_p"] = settings.top_p
+    prompt = view.prompt
     if settings.constrained_decoding:
-        request["response_format"] = {"type": "json_object", "schema": constrained_schema(view.prompt.tools)}
-    elif view.prompt.tools:
-        request["tools"] = list(view.prompt.tools)
+        request["messages"] = text_transcript(prompt.messages, prompt.tool_texts)
+        request["response_format"] = {"type": "json_object", "schema": constrained_schema(prompt.tools)}
+        return request
+    as_text = settings.tool_results_as_text or results_as_text_needed(
+        settings.server_template, constrained=False
+    )
+    request["messages"] = tool_results_as_text(prompt.messages) if as_text else list(prompt.messages)
+    if prompt.tools:
+        request["tools"] = list(prompt.tools)
         # llama.cpp's server silently drops the tools unless tool_choice is given.
         request["tool_choice"] = "auto"
+        request["parallel_tool_calls"] = False
     return request
 
 
 def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> dict[str, Any]:
     """One branch per exposed tool: its name as a constant and its own parameter schema, plus a final
-    answer. A loose ``arguments: object`` lets small models ramble until max_tokens (seen with
-    llama.cpp); per-tool branches keep the output to a call the gate can judge."""
+    answer. The name's key is ``action`` because llama.cpp builds the grammar in the order of the
+    schema's keys, which the canonical request sorts: ``action`` before ``arguments`` makes the model
+    name the tool first (with ``tool`` it wrote ``{}`` arguments first, which only the final answer
+    accepts, and ended 18 of 20 smoke episodes at once). A loose ``arguments: object`` lets small
+    models ramble until max_tokens (seen with llama.cpp); per-tool branches keep the output to a call
+    the gate can judge."""
     branches: list[dict[str, Any]] = [
         {
             "type": "object",
             "properties": {
-                "tool": {"type": "string", "const": t["function"]["name"]},
+                "action": {"type": "string", "const": t["function"]["name"]},
                 "arguments": t["function"]["parameters"],
             },
-            "required": ["tool", "arguments"],
+            "required": ["action", "arguments"],
         }
         for t in tools
     ]
@@ -97,62 +153,13 @@ def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]])
         {
             "type": "object",
             "properties": {
-                "tool": {"type": "string", "const": "final_answer"},
+                "action": {"type": "string", "const": "final_answer"},
                 "arguments": {"type": "object"},
             },
-            "required": ["tool", "arguments"],
+            "required": ["action", "arguments"],
         }
     )
     return {"anyOf": branches}
-
-
-def parse_response(response: dict[str, Any], exposed_names: set[str], constrained: bool = False) -> Decision:
-    """Turn a chat-completions response into a decision; never raises on model output."""
-    try:
-        message = response["choices"][0]["message"]
-    except (KeyError, IndexError, TypeError):
-        return BadOutput(error="response has no choices[0].message", raw=json.dumps(response)[:2000])
-    tool_calls = message.get("tool_calls") or []
-    content = message.get("content") or ""
-    if constrained and not tool_calls:
-        return _parse_constrained(content)
-    if not tool_calls:
-        if not content.strip():
-            return BadOutput(error="empty response: no tool call and no text")
-        return FinalAnswer(text=content)
-    call = tool_calls[0]
-    function = call.get("function") or {}
-    name = function.get("name")
-    raw_args = function.get("arguments")
-    if not isinstance(name, str) or not name:
-        return BadOutput(error="tool call without a name", raw=json.dumps(call)[:2000])
-    if raw_args is None:
-        return BadOutput(error="tool call without arguments", raw=json.dumps(call)[:2000], tool_name=name)
-    if isinstance(raw_args, dict):
-        args: Any = raw_args
-    else:
-        try:
-            args = json.loads(raw_args)
-        except (json.JSONDecodeError, TypeError):
-            return BadOutput(error="arguments are not JSON", raw=str(raw_args)[:2000], tool_name=name)
-    if not isinstance(args, dict):
-        return BadOutput(error="arguments are not a JSON object", raw=str(raw_args)[:2000], tool_name=name)
-    return ToolCall(name, args)
-
-
-def _parse_constrained(content: str) -> Decision:
-    try:
-        data = json.loads(content)
-    except json.JSONDecodeError:
-        return BadOutput(error="constrained output is not JSON", raw=content[:2000])
-    if not isinstance(data, dict) or not isinstance(data.get("tool"), str):
-        return BadOutput(error="constrained output lacks a tool name", raw=content[:2000])
-    if data["tool"] == "final_answer":
-        return FinalAnswer(text=json.dumps(data.get("arguments", {}), ensure_ascii=False))
-    args = data.get("arguments", {})
-    if not isinstance(args, dict):
-        return BadOutput(error="arguments are not a JSON object", raw=content[:2000], tool_name=data["tool"])
-    return ToolCall(data["tool"], args)
 
 
 @dataclass
@@ -161,79 +168,97 @@ class OpenAIAgent:
     cache: CallCache | None = None
     use_cache: bool = True  # False: the cache is neither read nor written
     records: list[CallRecord] = field(default_factory=list)
-    server_calls: int = 0
     name: str = "openai"
+    client: ChatClient | None = None
+    live_fingerprint: str | None = None  # the last system_fingerprint the live server returned
+
+    def __post_init__(self) -> None:
+        if self.client is None:
+            self.client = ChatClient(
+                base_url=self.settings.base_url,
+                transport=self.settings.transport,
+                api_key=self.settings.api_key,
+            )
+
+    @property
+    def server_calls(self) -> int:
+        assert self.client is not None
+        return self.client.calls
 
     def decide(self, view: AgentView) -> Decision:
+        assert self.client is not None
         request = build_request(self.settings, view)
         # One serialization per call: the cache key, the stored text and the body all come from it.
         serialized = serialize_request(request, view.prompt.tool_texts if "tools" in request else None)
-        calls_before = self.server_calls
+        calls_before = self.client.calls
         cache = self.cache if self.use_cache else None
-        response = cache.get(serialized) if cache is not None else None
+        scope = self.settings.scope
+        response = cache.get(scope, serialized, live_fingerprint=self.live_fingerprint) if cache else None
         cached = response is not None
         if response is None:
-            response = self._post(serialized)
+            response = self.client.post(serialized.body)
+            fingerprint = response.get("system_fingerprint")
+            if isinstance(fingerprint, str):
+                self.live_fingerprint = fingerprint
             if cache is not None:
-                cache.put(serialized, response)
+                cache.put(scope, serialized, response)
+        choice = _first_choice(response)
+        message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+        calls = message.get("tool_calls") if isinstance(message, dict) else None
         self.records.append(
             CallRecord(
                 cached=cached,
-                server_calls=self.server_calls - calls_before,
+                server_calls=self.client.calls - calls_before,
                 usage=response.get("usage"),
                 model=response.get("model"),
                 system_fingerprint=response.get("system_fingerprint"),
+                finish_reason=choice.get("finish_reason"),
+                tool_calls=len(calls) if isinstance(calls, list) else 0,
             )
         )
         names = {t["function"]["name"] for t in view.prompt.tools}
         return parse_response(response, names, constrained=self.settings.constrained_decoding)
 
-    def _post(self, request: SerializedRequest) -> dict[str, Any]:
-        url = self.settings.base_url.rstrip("/") + "/chat/completions"
-        body = request.body
-        headers = {"Content-Type": "application/json"}
-        if self.settings.api_key:
-            headers["Authorization"] = f"Bearer {self.settings.api_key}"
-        last_error = "no attempt"
-        for attempt in range(self.settings.retries + 1):
-            if attempt:
-                time.sleep(self.settings.backoff_s * 2 ** (attempt - 1))
-            self.server_calls += 1
-            try:
-                req = urllib.request.Request(url, data=body, headers=headers, method="POST")
-                with urllib.request.urlopen(req, timeout=self.settings.timeout_s) as resp:
-                    data = json.loads(resp.read().decode("utf-8"))
-                if isinstance(data, dict):
-                    return data
-                last_error = "response is not a JSON object"
-            except urllib.error.HTTPError as err:
-                last_error = f"HTTP {err.code}"
-                if err.code != 429 and err.code < 500:
-                    break
-            except (urllib.error.URLError, TimeoutError, OSError, json.JSONDecodeError) as err:
-                last_error = f"{type(err).__name__}: {err}"
-        raise ModelServerError(f"model server at {url} failed: {last_error}")
+
+def _first_choice(response: dict[str, Any]) -> dict[str, Any]:
+    choices = response.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        return choices[0]
+    return {}
 
 
 def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAgent:
     """Settings from spec/agent.yaml ``openai``, overridden by run options (CLI flags).
 
-    Options: ``base_url``, ``model``, ``constrained_decoding``, ``cache_path`` (SQLite file; omitted
-    means no cache), ``no_cache`` (neither read nor write the cache: nothing is recorded).
+    Options: ``base_url``, ``model``, ``constrained_decoding``, ``max_tokens``, ``temperature``,
+    ``top_p``, ``seed``, ``tool_results_as_text``, ``server_template``, ``epoch``, ``server_id`` (the
+    server's name in the cache; default the base URL), ``cache_path``
+    (SQLite file; omitted means no cache), ``no_cache`` (neither read nor write the cache).
     """
     merged = {**spec, **{k: v for k, v in options.items() if v is not None}}
+    if merged.get("parallel_tool_calls", False):
+        raise SchemaRouterError(
+            "openai agent: parallel_tool_calls true is not supported: the engine gates one call per "
+            "turn; leave it false (a response with several calls is then a recorded, failed turn)"
+        )
     api_key_env = merged.get("api_key_env") or ""
+    top_p = merged.get("top_p")
     settings = OpenAISettings(
         base_url=str(merged["base_url"]),
         model=str(merged["model"]),
         api_key=os.environ.get(api_key_env) if api_key_env else None,
         temperature=float(merged["temperature"]),
+        top_p=None if top_p is None else float(top_p),
         seed=int(merged["seed"]),
         max_tokens=int(merged["max_tokens"]),
         timeout_s=float(merged["timeout_s"]),
         retries=int(merged["retries"]),
         backoff_s=float(merged["backoff_s"]),
         constrained_decoding=bool(merged["constrained_decoding"]),
+        tool_results_as_text=bool(merged.get("tool_results_as_text", False)),
+        server_template=merged.get("server_template"),
+        epoch=int(merged.get("epoch", 1)),
+        server_id=merged.get("server_id"),
     )
     cache_path = merged.get("cache_path")
     no_cache = bool(merged.get("no_cache", False))
@@ -249,7 +274,7 @@ _OPENAI_AGENTS: dict[tuple[tuple[str, Any], ...], OpenAIAgent] = {}
 def _openai(
     *, task: Task, catalog: AgentCatalog, settings: Mapping[str, Any], options: dict[str, Any]
 ) -> OpenAIAgent:
-    """One client per process and settings, so its call cache and counters span the whole run."""
+    """One client per process, settings and epoch, so its call cache and counters span the whole run."""
     key = tuple(sorted(options.items()))
     agent = _OPENAI_AGENTS.get(key)
     if agent is None:

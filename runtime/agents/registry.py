@@ -26,7 +26,18 @@ if TYPE_CHECKING:
     from schemarouter.runtime.agents.catalog_view import AgentCatalog
 
 # Modules of the package that define no agent.
-_NOT_AGENTS = frozenset({"registry", "protocol", "catalog_view", "model_cache"})
+_NOT_AGENTS = frozenset(
+    {
+        "registry",
+        "protocol",
+        "catalog_view",
+        "model_cache",
+        "http_client",
+        "chat_response",
+        "transcript",
+        "server_templates",
+    }
+)
 
 
 class AgentFactory(Protocol):

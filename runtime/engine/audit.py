@@ -68,8 +68,13 @@ class MetricsAudit:
             trace = json.loads(outcome.trace_json)
             if not isinstance(trace, dict):
                 raise ValueError("the trace is not a JSON object")
-            owner = (trace.get("task_id"), trace.get("condition"), trace.get("catalog"))
-            if owner != (key.task_id, key.condition, key.catalog):
+            owner = (
+                trace.get("task_id"),
+                trace.get("condition"),
+                trace.get("catalog"),
+                trace.get("epoch") or 1,
+            )
+            if owner != (key.task_id, key.condition, key.catalog, key.epoch):
                 raise ValueError(f"the stored trace belongs to {owner}")
             if (
                 key.task_id not in self.tasks

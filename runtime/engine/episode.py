@@ -46,11 +46,14 @@ def run_episode(
     condition_id: str,
     catalog_size: int,
     agent: Agent | None = None,
+    epoch: int = 1,
 ) -> EpisodeTrace:
+    """``epoch``: the trial's number (1-based) when a run repeats each episode; the agent samples with
+    that epoch's seed, and the trace records it when it is not 1."""
     started = time.perf_counter()
     cat = resources.catalog(catalog_size)
     condition = resources.condition(condition_id)
-    agent = agent or resources.make_agent(task=task, catalog=cat)
+    agent = agent or resources.make_agent(task=task, catalog=cat, epoch=epoch)
     visible = task.visible()
     policy = build_policy(
         condition,
@@ -96,6 +99,7 @@ def run_episode(
     )
     return EpisodeTrace(
         **trace_wo_metrics,
+        epoch=None if epoch == 1 else epoch,
         metrics=metrics,
         model_calls=summarize_model_calls(episode.turns),
         wall_latency_ms=round(wall_ms, 3),
@@ -220,6 +224,8 @@ class _Episode:
             "usage": r.usage,
             "model": r.model,
             "system_fingerprint": r.system_fingerprint,
+            "finish_reason": getattr(r, "finish_reason", None),
+            "tool_calls": getattr(r, "tool_calls", None),
         }
 
     def _tool_turn(

@@ -177,11 +177,13 @@ class EngineResources:
         except KeyError:
             raise SchemaRouterError(f"unknown task {task_id!r}") from None
 
-    def make_agent(self, *, task: Task, catalog: CatalogResources) -> Agent:
+    def make_agent(self, *, task: Task, catalog: CatalogResources, epoch: int = 1) -> Agent:
+        """The agent of one episode; ``epoch`` > 1 reaches it as the ``epoch`` option (its seed)."""
+        options = self.agent_options if epoch == 1 else {**self.agent_options, "epoch": epoch}
         return make_agent(
             self.agent,
             task=task,
             catalog=catalog.agent_catalog,
             settings=self.agent_spec.section(self.agent),
-            options=self.agent_options,
+            options=options,
         )

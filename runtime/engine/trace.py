@@ -116,6 +116,13 @@ class EpisodeTrace(BaseModel):
     milestones_reached: int = Field(description="Milestones observed in typed results.")
     milestones_total: int = Field(description="Milestones the task requires.")
     check_reasons: list[str] = Field(description="Why the task check failed (empty on pass).")
+    epoch: int | None = Field(
+        default=None,
+        ge=2,
+        exclude_if=lambda value: value is None,
+        description="The trial's number when a run repeats episodes (sr run --epochs N), from 2 on; absent "
+        "for the first (and only) trial, so a one-epoch trace is unchanged.",
+    )
     metrics: dict[str, float | int | None] = Field(
         description="Per-episode metric values keyed by spec metric ID, plus ratio components."
     )

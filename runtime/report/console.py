@@ -78,6 +78,10 @@ def print_verdict(console: Console, report: dict[str, Any], *, identity: str | N
     console.print(table)
     scope_note = "" if gate["preregistered_scope"] else " (sub-scope: not the preregistered verdict)"
     console.print(f"Gate verdict: [{style}]{gate['verdict']}[/]{scope_note}")
+    from schemarouter.runtime.report.epochs_text import epoch_lines, warning_lines
+
+    for line in [*warning_lines(report), *epoch_lines(report)]:
+        console.print(line, markup=False, highlight=False)
 
 
 def status_lines(result_set: ResultSet) -> list[str]:

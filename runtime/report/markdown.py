@@ -58,6 +58,7 @@ def render_markdown(
         f"{boot['iterations']:,} paired resamples, seed {boot['seed']}, "
         f"{boot['confidence']:.0%} percentile intervals; ratio metrics are ratios of sums.",
         "",
+        *_repeated_trials(report),
         f"## Gate: {gate['treatment']} vs {gate['comparator']}",
         "",
         "PASS needs every criterion at every catalog size.",
@@ -83,6 +84,17 @@ def render_markdown(
     lines += _lineage_section(lineage)
     lines += ["## Plots", ""] + [f"![{name}]({name})" for name in PLOT_FILES] + [""]
     return "\n".join(lines)
+
+
+def _repeated_trials(report: dict[str, Any]) -> list[str]:
+    """Template warnings and, for ``--epochs N``, pass^k: nothing for a one-epoch run without warnings."""
+    from schemarouter.runtime.report.epochs_text import epoch_lines, warning_lines
+
+    lines = [f"> {w}" for w in warning_lines(report)]
+    epochs = epoch_lines(report)
+    if epochs:
+        lines += ["## Repeated trials", "", *[f"- {e}" for e in epochs]]
+    return [*lines, ""] if lines else []
 
 
 def _spec_rank(metric: str, titles: dict[str, str]) -> int:

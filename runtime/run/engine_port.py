@@ -87,7 +87,10 @@ class EpisodeEngine(Protocol):
 
     def run(
         self, loaded: LoadedEngine, task: SurfaceTaskLike, condition_id: str, catalog_size: int
-    ) -> EpisodeResult: ...
+    ) -> EpisodeResult:
+        """One episode. A run with ``--epochs N`` > 1 also passes ``epoch=`` (2..N; never 1), which an
+        engine that supports repeated trials accepts as a keyword."""
+        ...
 
     def metrics_audit(self, setup: EngineSetup) -> Callable[[EpisodeOutcome], None]:
         """What scoring calls with each stored outcome (trace included): recompute its metrics from the
@@ -126,14 +129,23 @@ class EngineAdapter:
         )
 
     def run(
-        self, loaded: LoadedEngine, task: SurfaceTaskLike, condition_id: str, catalog_size: int
+        self,
+        loaded: LoadedEngine,
+        task: SurfaceTaskLike,
+        condition_id: str,
+        catalog_size: int,
+        epoch: int = 1,
     ) -> EpisodeResult:
         from schemarouter.runtime.engine import EngineResources, run_episode
         from schemarouter.runtime.surface.model import Task
 
         assert isinstance(loaded.resources, EngineResources) and isinstance(task, Task)
         return run_episode(
-            resources=loaded.resources, task=task, condition_id=condition_id, catalog_size=catalog_size
+            resources=loaded.resources,
+            task=task,
+            condition_id=condition_id,
+            catalog_size=catalog_size,
+            epoch=epoch,
         )
 
 

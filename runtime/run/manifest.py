@@ -58,6 +58,12 @@ class AgentConfig(BaseModel):
         description="Run-level overrides that change what the agent is (e.g. model, constrained_decoding); "
         "part of the run's identity. Transport settings (base URL, cache) are not recorded here.",
     )
+    warnings: tuple[str, ...] = Field(
+        default=(),
+        exclude_if=lambda value: not value,
+        description="What the model does not see, or sees otherwise than counted, under the server template "
+        "the run named (runtime/agents/server_templates.py). Absent when there is none.",
+    )
 
 
 class Session(BaseModel):

@@ -107,7 +107,9 @@ def run_one(engine: EpisodeEngine, loaded: LoadedEngine, key: EpisodeKey) -> Epi
     except KeyError as err:
         return failure("unknown_task", err)
     try:
-        trace = engine.run(loaded, task, key.condition, key.catalog)
+        # The epoch is passed only when it is not 1, so engines written before epochs run unchanged.
+        extra = {} if key.epoch == 1 else {"epoch": key.epoch}
+        trace = engine.run(loaded, task, key.condition, key.catalog, **extra)
         return episode_record(trace)
     except Exception as err:
         return failure("episode_exception", err)

@@ -37,7 +37,18 @@ def freeze_state(compiled: Any) -> FreezeState:
 
 # Agent options that change what the agent is, and so belong to a run's identity. Others (base URL,
 # cache path, no-cache) only say how to reach it: a recovery run may use another server port.
-IDENTITY_OPTIONS = ("model", "constrained_decoding", "tokenizer_json")
+IDENTITY_OPTIONS = (
+    "model",
+    "constrained_decoding",
+    "tokenizer_json",
+    # Sampling and what the server's template shows the model: they change what the agent is.
+    "max_tokens",
+    "temperature",
+    "top_p",
+    "seed",
+    "tool_results_as_text",
+    "server_template",
+)
 
 
 def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | None = None) -> AgentConfig:
@@ -55,7 +66,15 @@ def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | 
     if tokenizer_json:
         tokenizer = _user_tokenizer(str(tokenizer_json))
     identity = {k: v for k, v in (options or {}).items() if k in IDENTITY_OPTIONS and v is not None}
-    return AgentConfig(name=name, config=config, tokenizer=tokenizer, options=identity)
+    warnings: list[str] = []
+    if name == "openai":
+        from schemarouter.runtime.agents.server_templates import template_warnings
+
+        constrained = bool(identity.get("constrained_decoding", config.get("constrained_decoding")))
+        warnings = template_warnings(identity.get("server_template"), constrained=constrained)
+    return AgentConfig(
+        name=name, config=config, tokenizer=tokenizer, options=identity, warnings=tuple(warnings)
+    )
 
 
 def _registered_defaults(name: str) -> dict[str, Any] | None:
@@ -89,6 +108,7 @@ def build_request(
     shard: str | None,
     agent_options: Mapping[str, Any] | None = None,
     surface: PilotSurface | None = None,
+    epochs: int = 1,
 ) -> RunRequest:
     """A new run's request from ``sr run`` options (each None means: everything preregistered)."""
     experiment = compiled.experiment
@@ -107,12 +127,14 @@ def build_request(
         and len(chosen_catalogs) == len(experiment.catalog_sizes)
         and len(chosen_tasks) == len(all_tasks)
         and surface is None  # a pilot is never the preregistered experiment
+        and epochs == 1  # the preregistered design is one trial per episode
     )
     scope = RunScope(
         conditions=chosen_conditions,
         catalogs=chosen_catalogs,
         tasks=chosen_tasks,
         preregistered=preregistered,
+        epochs=_epochs(epochs),
     )
     return RunRequest(
         experiment_id=str(experiment.id),
@@ -123,6 +145,14 @@ def build_request(
         lineage=lineage_summary(compiled),
         surface=surface,
     )
+
+
+def _epochs(epochs: int) -> int:
+    from schemarouter.runtime.run.scope import MAX_EPOCHS
+
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or not 1 <= epochs <= MAX_EPOCHS:
+        raise SchemaRouterError(f"--epochs {epochs!r}: between 1 and {MAX_EPOCHS}")
+    return epochs
 
 
 def lineage_summary(compiled: Any) -> dict[str, Any] | None:

@@ -130,7 +130,7 @@ class ResultSet:
             for condition in self.scope.conditions:
                 lines.append(
                     f"  {condition:<24} catalog {catalog:>3}: {per_cell[(condition, catalog)]:>4} / "
-                    f"{len(self.scope.tasks)}"
+                    f"{len(self.scope.tasks) * self.scope.epochs}"
                 )
         return lines
 

@@ -16,14 +16,22 @@ from schemarouter.errors import SchemaRouterError
 
 
 class EpisodeKey(NamedTuple):
-    """The identity of one episode: a task under a condition at a catalog size."""
+    """The identity of one episode: a task under a condition at a catalog size, in one epoch (trial).
+
+    ``epoch`` is 1 unless the run repeats episodes (``sr run --epochs N``)."""
 
     task_id: str
     condition: str
     catalog: int
+    epoch: int = 1
 
     def label(self) -> str:
-        return f"{self.task_id} | {self.condition} | {self.catalog}"
+        base = f"{self.task_id} | {self.condition} | {self.catalog}"
+        return base if self.epoch == 1 else f"{base} | epoch {self.epoch}"
+
+
+# More trials per episode than this is a typo (each is a full set of model calls).
+MAX_EPOCHS = 100
 
 
 class TaskRef(BaseModel):
@@ -75,14 +83,24 @@ class RunScope(BaseModel):
         description="True when the scope is the whole preregistered experiment (every condition, "
         "catalog size and task); only then is the gate verdict the experiment's answer."
     )
+    epochs: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_EPOCHS,
+        exclude_if=lambda value: value == 1,
+        description="Trials per episode (sr run --epochs N), each with its own derived sampling seed. "
+        "Recorded only when greater than 1, so a one-epoch scope (and its run's identity) is unchanged.",
+    )
 
     def episode_keys(self) -> list[EpisodeKey]:
-        """Every episode of the scope in canonical order: catalog, then condition, then task_id."""
+        """Every episode of the scope in canonical order: catalog, then condition, then task_id, then
+        epoch (a task's epochs are adjacent)."""
         return [
-            EpisodeKey(task.task_id, condition, catalog)
+            EpisodeKey(task.task_id, condition, catalog, epoch)
             for catalog in self.catalogs
             for condition in self.conditions
             for task in self.tasks
+            for epoch in range(1, self.epochs + 1)
         ]
 
     def shard_keys(self, shard: Shard) -> list[EpisodeKey]:

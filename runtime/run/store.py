@@ -1,10 +1,15 @@
 """``episodes.sqlite``: the crash-safe episode store of one run directory (SQLite, WAL mode).
 
-* ``episodes``: one row per finished episode, keyed ``(task_id, condition, catalog)``, written in one
+* ``episodes``: one row per finished episode, keyed ``(task_id, condition, catalog, epoch)``, written in one
   transaction together with the resolution of that episode's earlier infrastructure events. A row is
   there completely or not at all; the primary key makes a duplicate impossible.
 * ``events``: infrastructure events (an exception in the engine or the agent, a dead worker). They are
   never task results. An event is resolved when its episode is later committed.
+
+``epoch`` is 1 unless the run repeats episodes (``sr run --epochs N``). A store created before epochs
+existed has no ``epoch`` column: it is added (default 1) when the store is opened for writing, and read
+as 1 when it is opened read-only; such a store's key stays ``(task_id, condition, catalog)``, which is
+enough for its one-epoch run.
 
 WAL with ``synchronous=NORMAL``: a committed transaction survives the death of the process (kill -9) at
 any moment; only a power loss may drop the last few commits, which ``--resume`` then re-runs.
@@ -44,7 +49,8 @@ CREATE TABLE IF NOT EXISTS episodes (
     trace_zlib BLOB NOT NULL,
     session INTEGER NOT NULL,
     committed_at TEXT NOT NULL,
-    PRIMARY KEY (task_id, condition, catalog)
+    epoch INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (task_id, condition, catalog, epoch)
 );
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -57,16 +63,23 @@ CREATE TABLE IF NOT EXISTS events (
     traceback TEXT NOT NULL,
     session INTEGER NOT NULL,
     occurred_at TEXT NOT NULL,
-    resolved_at TEXT
+    resolved_at TEXT,
+    epoch INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS events_by_episode ON events (task_id, condition, catalog);
 """
 
 
-def _key(task_id: Any, condition: Any, catalog: Any) -> EpisodeKey:
-    if not isinstance(task_id, str) or not isinstance(condition, str) or isinstance(catalog, bool):
-        raise ValueError(f"({task_id!r}, {condition!r}, {catalog!r}) is not an episode key")
-    return EpisodeKey(task_id, condition, int(catalog))
+def _key(task_id: Any, condition: Any, catalog: Any, epoch: Any = 1) -> EpisodeKey:
+    if (
+        not isinstance(task_id, str)
+        or not isinstance(condition, str)
+        or isinstance(catalog, bool)
+        or not isinstance(epoch, int)
+        or isinstance(epoch, bool)
+    ):
+        raise ValueError(f"({task_id!r}, {condition!r}, {catalog!r}, {epoch!r}) is not an episode key")
+    return EpisodeKey(task_id, condition, int(catalog), epoch)
 
 
 def _connect(path: Path, *, readonly: bool) -> sqlite3.Connection:
@@ -142,12 +155,28 @@ class EpisodeStore:
                     "refusing to read it. Restore it from a copy, or start a new run."
                 )
             version = self._conn.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
+            self._epoch = self._epoch_column(readonly)
         except sqlite3.Error as err:
             self._conn.close()
             raise self.refusal(err) from None
         if version is None or version[0] != STORE_VERSION:
             self._conn.close()
             raise SchemaRouterError(f"{path}: store version {version!r}, this code reads {STORE_VERSION}")
+
+    def _epoch_column(self, readonly: bool) -> str:
+        """The SQL that reads an episode's epoch: the column, or 1 in a store made before epochs."""
+        tables = {"episodes": False, "events": False}
+        for table in tables:
+            columns = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
+            tables[table] = "epoch" in columns or not columns
+        if all(tables.values()):
+            return "epoch"
+        if readonly:
+            return "1"
+        for table, present in tables.items():
+            if not present:
+                self._conn.execute(f"ALTER TABLE {table} ADD COLUMN epoch INTEGER NOT NULL DEFAULT 1")
+        return "epoch"
 
     def refusal(self, err: sqlite3.Error) -> SchemaRouterError:
         """The one-line error for an SQLite failure on this store."""
@@ -187,12 +216,13 @@ class EpisodeStore:
         conn.execute("BEGIN IMMEDIATE")
         try:
             conn.execute(
-                "INSERT INTO episodes (task_id, condition, catalog, metrics_json, wall_latency_ms,"
-                " trace_zlib, session, committed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO episodes (task_id, condition, catalog, epoch, metrics_json, wall_latency_ms,"
+                " trace_zlib, session, committed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key.task_id,
                     key.condition,
                     key.catalog,
+                    key.epoch,
                     json.dumps(metrics, sort_keys=True, separators=(",", ":")),
                     wall_latency_ms,
                     zlib.compress(trace_json.encode("utf-8"), 1),
@@ -202,8 +232,8 @@ class EpisodeStore:
             )
             conn.execute(
                 "UPDATE events SET resolved_at = ? WHERE task_id = ? AND condition = ? AND catalog = ?"
-                " AND resolved_at IS NULL",
-                (now, key.task_id, key.condition, key.catalog),
+                " AND epoch = ? AND resolved_at IS NULL",
+                (now, key.task_id, key.condition, key.catalog, key.epoch),
             )
         except sqlite3.IntegrityError:
             conn.execute("ROLLBACK")
@@ -230,12 +260,13 @@ class EpisodeStore:
     ) -> None:
         """Record an infrastructure event. It is evidence about the infrastructure, never an outcome."""
         self._conn.execute(
-            "INSERT INTO events (task_id, condition, catalog, kind, error_type, message, traceback, session,"
-            " occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO events (task_id, condition, catalog, epoch, kind, error_type, message, traceback,"
+            " session, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key.task_id if key else None,
                 key.condition if key else None,
                 key.catalog if key else None,
+                key.epoch if key else 1,
                 kind,
                 error_type,
                 message,
@@ -257,8 +288,8 @@ class EpisodeStore:
 
     def committed_keys(self) -> set[EpisodeKey]:
         try:
-            rows = self._conn.execute("SELECT task_id, condition, catalog FROM episodes").fetchall()
-            return {_key(t, c, k) for t, c, k in rows}
+            rows = self._conn.execute(f"SELECT task_id, condition, catalog, {self._epoch} FROM episodes")
+            return {_key(t, c, k, e) for t, c, k, e in rows.fetchall()}
         except (sqlite3.Error, TypeError, ValueError) as err:
             raise self.damaged("episodes", err) from None
 
@@ -273,12 +304,12 @@ class EpisodeStore:
         try:
             rows = self._conn.execute(
                 "SELECT id, task_id, condition, catalog, kind, error_type, message, session, occurred_at,"
-                f" resolved_at FROM events{where} ORDER BY id"
+                f" resolved_at, {self._epoch} FROM events{where} ORDER BY id"
             ).fetchall()
             return [
                 InfraEvent(
                     id=int(row[0]),
-                    key=_key(row[1], row[2], row[3]) if row[1] is not None else None,
+                    key=_key(row[1], row[2], row[3], row[10]) if row[1] is not None else None,
                     kind=str(row[4]),
                     error_type=str(row[5]),
                     message=str(row[6]),
@@ -302,9 +333,9 @@ class EpisodeStore:
         trace = "trace_zlib" if with_traces else "NULL"
         try:
             rows = {
-                _key(t, c, k): (m, lat, z)
-                for t, c, k, m, lat, z in self._conn.execute(
-                    "SELECT task_id, condition, catalog, metrics_json, wall_latency_ms,"
+                _key(t, c, k, e): (m, lat, z)
+                for t, c, k, e, m, lat, z in self._conn.execute(
+                    f"SELECT task_id, condition, catalog, {self._epoch}, metrics_json, wall_latency_ms,"
                     f" {trace} FROM episodes"
                 )
             }
@@ -338,7 +369,8 @@ class EpisodeStore:
         """The stored trace JSON of one committed episode (for inspection and audits)."""
         try:
             row = self._conn.execute(
-                "SELECT trace_zlib FROM episodes WHERE task_id = ? AND condition = ? AND catalog = ?",
+                "SELECT trace_zlib FROM episodes WHERE task_id = ? AND condition = ? AND catalog = ?"
+                f" AND {self._epoch} = ?",
                 tuple(key),
             ).fetchone()
             return zlib.decompress(row[0]).decode("utf-8") if row else None

@@ -8,7 +8,9 @@ denominator, ``null`` when the denominator is 0; the bootstrap never averages th
 
 Wall latency is not deterministic, so it lives in ``per_task_latency.jsonl`` (same keys plus
 ``wall_latency_ms``), which keeps this file byte-identical across runs.
-Rows are ordered by catalog, condition (spec order), task_id.
+Rows are ordered by catalog, condition (spec order), task_id. A run with ``--epochs N`` > 1 has one row
+per trial, with an ``epoch`` key (1..N) after ``catalog``, ordered by epoch within a task; a one-epoch
+run's rows have no such key.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ def per_task_rows(outcomes: Sequence[EpisodeOutcome], scope: RunScope, spec: Sco
             "task_id": key.task_id,
             "condition": key.condition,
             "catalog": key.catalog,
+            **({"epoch": key.epoch} if scope.epochs > 1 else {}),
             "stratum": task.stratum,
             "language": task.language,
         }
@@ -63,6 +66,7 @@ def latency_rows(outcomes: Sequence[EpisodeOutcome], scope: RunScope) -> list[Ro
             "task_id": o.key.task_id,
             "condition": o.key.condition,
             "catalog": o.key.catalog,
+            **({"epoch": o.key.epoch} if scope.epochs > 1 else {}),
             "stratum": tasks[o.key.task_id].stratum,
             "language": tasks[o.key.task_id].language,
             "wall_latency_ms": o.wall_latency_ms,

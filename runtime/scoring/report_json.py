@@ -34,11 +34,17 @@ def build_report(
     pilot: dict[str, Any] | None = None,
     layout: TaskLayout | None = None,
     diagnostics: dict[str, Any] | None = None,
+    epochs: dict[str, Any] | None = None,
+    warnings: list[str] | None = None,
 ) -> dict[str, Any]:
     low, high = spec.bootstrap.percentiles()
     n_cells = len({(t.stratum, t.language) for t in scope.tasks})
     # ``pilot`` is an optional field, present only on a pilot's report.
     optional: dict[str, Any] = {} if pilot is None else {"pilot": pilot}
+    if warnings:  # what the model did not see (server template); absent when there is nothing to say
+        optional["agent_warnings"] = list(warnings)
+    if epochs is not None:  # repeated trials only: a one-epoch report keeps its exact shape
+        optional["epochs"] = epochs
     if spec.peeks_before_freeze:
         optional["evaluation_outcomes_seen_before_freeze"] = list(spec.peeks_before_freeze)
     return optional | {
@@ -52,7 +58,7 @@ def build_report(
             "catalogs": list(scope.catalogs),
             "tasks": len(scope.tasks),
             "cells": n_cells,
-            "episodes": len(scope.tasks) * len(scope.conditions) * len(scope.catalogs),
+            "episodes": len(scope.tasks) * len(scope.conditions) * len(scope.catalogs) * scope.epochs,
             "preregistered": scope.preregistered,
             "tasks_per_cell": _tasks_per_cell(layout, scope),
         },

@@ -31,6 +31,7 @@ from schemarouter.runtime.scoring.bootstrap import (
     resample_indices,
     task_layout,
 )
+from schemarouter.runtime.scoring.epochs import collapse_epochs, epochs_block
 from schemarouter.runtime.scoring.estimates import Estimates, estimate
 from schemarouter.runtime.scoring.gate import GateResult, evaluate_gate
 from schemarouter.runtime.scoring.per_task import (
@@ -185,8 +186,9 @@ def compute_scores(
         catalogs=scope.catalogs,
         percentiles=spec.bootstrap.percentiles(),
     )
+    # A task's epochs form one cluster: the bootstrap sees each task's mean over its epochs.
     estimates = estimate(
-        rows,
+        collapse_epochs(rows, scope.epochs),
         metrics=[m for m in spec.metrics if m.deterministic],
         pair=(spec.gate.treatment, spec.gate.comparator),
         **common,
@@ -196,7 +198,12 @@ def compute_scores(
     if all(r[WALL_LATENCY_METRIC] is not None for r in lat_rows) and WALL_LATENCY_METRIC in {
         m.id for m in spec.metrics
     }:
-        latency = estimate(lat_rows, metrics=[spec.metric(WALL_LATENCY_METRIC)], pair=None, **common)
+        latency = estimate(
+            collapse_epochs(lat_rows, scope.epochs),
+            metrics=[spec.metric(WALL_LATENCY_METRIC)],
+            pair=None,
+            **common,
+        )
     gate = evaluate_gate(
         spec.gate,
         estimates=estimates,
@@ -209,7 +216,14 @@ def compute_scores(
     diagnostics = None
     if diagnose is not None:
         diagnostics = diagnose(
-            DiagnosisInput(spec=spec, scope=scope, outcomes=outcomes, rows=rows, layout=layout, counts=counts)
+            DiagnosisInput(
+                spec=spec,
+                scope=scope,
+                outcomes=outcomes,
+                rows=collapse_epochs(rows, scope.epochs),
+                layout=layout,
+                counts=counts,
+            )
         )
 
     report = build_report(
@@ -223,6 +237,16 @@ def compute_scores(
         pilot=pilot_block(result_set),
         layout=layout,
         diagnostics=diagnostics,
+        warnings=list(first.agent.warnings),
+        epochs=None
+        if scope.epochs == 1
+        else epochs_block(
+            rows,
+            scope.epochs,
+            conditions=scope.conditions,
+            catalogs=scope.catalogs,
+            confidence=float(spec.bootstrap.confidence),
+        ),
     )
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

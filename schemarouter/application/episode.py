@@ -3,14 +3,13 @@ episode run on it (the runtime never imports the compiler; this module is where 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from schemarouter.compiler import compile_project
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.agents.openai_agent import ModelServerError
 from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
 
 
@@ -24,6 +23,8 @@ class EpisodeRequest:
     agent: str = "reference"
     tokenizer_path: str | None = None
     surface_file: Path | None = None
+    # The openai agent's server, cache and model options, as `sr run` takes them.
+    agent_options: Mapping[str, Any] = field(default_factory=dict)
 
 
 def load_engine(
@@ -33,6 +34,7 @@ def load_engine(
     agent: str = "reference",
     tokenizer_path: str | None = None,
     surface_file: Path | None = None,
+    agent_options: Mapping[str, Any] | None = None,
 ) -> EngineResources:
     """Compile the specs (verifying the freeze when there is a lock) and build the engine's resources
     (``surface_file``: a pilot surface instead of the evaluation surface)."""
@@ -44,17 +46,21 @@ def load_engine(
         agent=agent,
         tokenizer_path=tokenizer_path,
         surface_file=surface_file,
+        agent_options=agent_options,
         cache_dir=paths.build_dir / "retrieval",
     )
 
 
 def run_single_episode(paths: ProjectPaths, request: EpisodeRequest) -> EpisodeTrace:
+    """One episode. A model server that cannot be reached is a ``ModelServerError`` (a
+    SchemaRouterError): one line and exit 1, never a traceback."""
     resources = load_engine(
         paths=paths,
         catalog_sizes=(request.catalog_size,),
         agent=request.agent,
         tokenizer_path=request.tokenizer_path,
         surface_file=request.surface_file,
+        agent_options=request.agent_options,
     )
     task = resources.task(request.task_id)
     # A condition code (C3) names the condition as it does for `sr run --conditions`.
@@ -64,9 +70,6 @@ def run_single_episode(paths: ProjectPaths, request: EpisodeRequest) -> EpisodeT
         by_code.get(condition_id, condition_id) if condition_id else resources.compiled.gate.treatment
     )
     resources.condition(condition_id)
-    try:
-        return run_episode(
-            resources=resources, task=task, condition_id=condition_id, catalog_size=request.catalog_size
-        )
-    except ModelServerError as err:
-        raise SchemaRouterError(f"{err}; is the model server running at that address?") from None
+    return run_episode(
+        resources=resources, task=task, condition_id=condition_id, catalog_size=request.catalog_size
+    )

@@ -70,11 +70,13 @@ class RunRequest:
     announce_report: bool = True
     # The agent's identity options (model, decoding) and transport options (base URL, cache path).
     agent_options: Mapping[str, Any] = field(default_factory=dict)
+    # Trials per episode (`--epochs N`); None: one, as before epochs existed.
+    epochs: int | None = None
     # Where the episodes run: a code of runtime/run/executors/, and its options.
     executor: str = DEFAULT_EXECUTOR
     ray_address: str | None = None
 
-    def scope_options(self) -> tuple[str | Path | None, ...]:
+    def scope_options(self) -> tuple[str | Path | int | None, ...]:
         return (
             self.agent,
             self.conditions,
@@ -83,6 +85,7 @@ class RunRequest:
             self.shard,
             self.surface,
             self.surface_file,
+            self.epochs,
         )
 
 
@@ -169,7 +172,7 @@ def _check(request: RunRequest) -> None:
     if _resuming_dir(request) and any(option is not None for option in request.scope_options()):
         raise SchemaRouterError(
             "--resume --run-dir continues that directory's own agent, scope, shard and surface; "
-            "drop --agent/--conditions/--catalogs/--tasks/--shard/--surface/--surface-file"
+            "drop --agent/--conditions/--catalogs/--tasks/--shard/--surface/--surface-file/--epochs"
         )
 
 
@@ -195,6 +198,7 @@ def _plan(
         shard=request.shard,
         agent_options=dict(request.agent_options),
         surface=chosen.pilot,
+        epochs=1 if request.epochs is None else request.epochs,
     )
 
 
@@ -202,8 +206,9 @@ def _announce(console: Console, run_dir: Path, manifest: RunManifest, workers: i
     scope = manifest.scope
     console.print(
         f"run [bold]{manifest.run_id}[/] ({run_dir})\n"
-        f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks, "
-        f"shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
+        f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks"
+        + (f" x {scope.epochs} epochs" if scope.epochs > 1 else "")
+        + f", shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
         f"{workers} worker{'s' if workers > 1 else ''}"
         + (f", executor {executor}" if executor != DEFAULT_EXECUTOR else "")
     )

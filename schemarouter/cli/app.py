@@ -169,6 +169,7 @@ def fail(message: str) -> typer.Exit:
 
 def _register_all() -> None:
     from schemarouter.cli import (  # noqa: F401  (each module registers its commands)
+        cache_commands,
         catalog_commands,
         diagnostics_commands,
         engine_commands,

@@ -10,6 +10,21 @@ import typer
 
 from schemarouter.atomic_write import check_output_file, write_output_file
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, paths
+from schemarouter.cli.model_options import (
+    BaseUrlOpt,
+    ConstrainedOpt,
+    MaxTokensOpt,
+    ModelCacheOpt,
+    ModelOpt,
+    NoCacheOpt,
+    ResultsAsTextOpt,
+    SeedOpt,
+    ServerIdOpt,
+    ServerTemplateOpt,
+    TemperatureOpt,
+    TopPOpt,
+    model_options,
+)
 
 
 @app.command()
@@ -30,6 +45,18 @@ def episode(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the full trace JSON here.")
     ] = None,
+    base_url: BaseUrlOpt = None,
+    model: ModelOpt = None,
+    constrained_decoding: ConstrainedOpt = None,
+    model_cache: ModelCacheOpt = None,
+    no_cache: NoCacheOpt = False,
+    max_tokens: MaxTokensOpt = None,
+    temperature: TemperatureOpt = None,
+    top_p: TopPOpt = None,
+    seed: SeedOpt = None,
+    server_template: ServerTemplateOpt = None,
+    server_id: ServerIdOpt = None,
+    tool_results_as_text: ResultsAsTextOpt = None,
     surface: SurfaceOpt = None,
     surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
@@ -47,7 +74,21 @@ def episode(
     if chosen.pilot is not None:
         typer.echo(pilot_line(chosen.pilot.name))
     tokenizer = str(tokenizer_json) if tokenizer_json else None
-    request = EpisodeRequest(task_id, condition, catalog, agent, tokenizer, chosen.file)
+    options = model_options(
+        base_url=base_url,
+        model=model,
+        constrained_decoding=constrained_decoding,
+        cache_path=model_cache or project.runs_dir / "model-calls.sqlite",
+        no_cache=no_cache,
+        max_tokens=max_tokens,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
+        server_template=server_template,
+        tool_results_as_text=tool_results_as_text,
+        server_id=server_id,
+    )
+    request = EpisodeRequest(task_id, condition, catalog, agent, tokenizer, chosen.file, options)
     trace = run_single_episode(project, request)
     render_trace(trace)
     if json_out is not None:

@@ -11,6 +11,21 @@ import typer
 
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
+from schemarouter.cli.model_options import (
+    BaseUrlOpt,
+    ConstrainedOpt,
+    MaxTokensOpt,
+    ModelCacheOpt,
+    ModelOpt,
+    NoCacheOpt,
+    ResultsAsTextOpt,
+    SeedOpt,
+    ServerIdOpt,
+    ServerTemplateOpt,
+    TemperatureOpt,
+    TopPOpt,
+    model_options,
+)
 from schemarouter.project import ProjectPaths
 
 if TYPE_CHECKING:
@@ -51,26 +66,6 @@ MaxEventsOpt = Annotated[
     int, typer.Option(min=1, help="Stop scheduling after this many infrastructure events in a session.")
 ]
 PlotsOpt = Annotated[bool, typer.Option(help="Write the plots after scoring.")]
-BaseUrlOpt = Annotated[
-    str | None, typer.Option(help="openai agent: the server's base URL (default: spec/agent.yaml).")
-]
-ModelOpt = Annotated[str | None, typer.Option(help="openai agent: the model name to request.")]
-ConstrainedOpt = Annotated[
-    bool | None,
-    typer.Option(
-        "--constrained-decoding/--native-tools",
-        help="openai agent: force a JSON schema whose tool name is an enum of the exposed tools "
-        "(for models without native tool calling), or use native tool calls.",
-    ),
-]
-ModelCacheOpt = Annotated[
-    Path | None,
-    typer.Option(help="openai agent: SQLite cache of model calls (default: runs/model-calls.sqlite)."),
-]
-NoCacheOpt = Annotated[
-    bool,
-    typer.Option("--no-cache", help="openai agent: call the server every time; read and write no cache."),
-]
 TokenizerOpt = Annotated[
     Path | None,
     typer.Option(help="Count tokens with this Hugging Face tokenizer.json instead of cl100k_base."),
@@ -78,6 +73,14 @@ TokenizerOpt = Annotated[
 ConcurrencyOpt = Annotated[
     int | None,
     typer.Option(min=1, help="Episodes in flight against a model server at once (sets --workers)."),
+]
+EpochsOpt = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Trials per episode, each with its own derived seed; reports add pass^k and the pass rate "
+        "over epochs (default 1).",
+    ),
 ]
 ExecutorOpt = Annotated[
     str,
@@ -104,14 +107,21 @@ def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
     from schemarouter.application.run import RunRequest
 
     p = params
-    options = {
-        "base_url": p["base_url"],
-        "model": p["model"],
-        "constrained_decoding": p["constrained_decoding"],
-        "cache_path": str(p["model_cache"] or project.runs_dir / "model-calls.sqlite"),
-        "no_cache": p["no_cache"] or None,
-        "tokenizer_json": str(p["tokenizer_json"].resolve()) if p["tokenizer_json"] else None,
-    }
+    options = model_options(
+        base_url=p["base_url"],
+        model=p["model"],
+        constrained_decoding=p["constrained_decoding"],
+        cache_path=p["model_cache"] or project.runs_dir / "model-calls.sqlite",
+        no_cache=p["no_cache"],
+        max_tokens=p["max_tokens"],
+        temperature=p["temperature"],
+        top_p=p["top_p"],
+        seed=p["seed"],
+        server_template=p["server_template"],
+        tool_results_as_text=p["tool_results_as_text"],
+        server_id=p["server_id"],
+    )
+    options["tokenizer_json"] = str(p["tokenizer_json"].resolve()) if p["tokenizer_json"] else None
     scope = {
         k: p[k] for k in ("agent", "conditions", "catalogs", "tasks", "shard", "surface", "surface_file")
     }
@@ -124,6 +134,7 @@ def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
         max_events=p["max_events"],
         plots=p["plots"],
         agent_options=options,
+        epochs=p["epochs"],
         executor=p["executor"],
         ray_address=p["ray_address"],
     )
@@ -148,6 +159,14 @@ def run(
     constrained_decoding: ConstrainedOpt = None,
     model_cache: ModelCacheOpt = None,
     no_cache: NoCacheOpt = False,
+    max_tokens: MaxTokensOpt = None,
+    temperature: TemperatureOpt = None,
+    top_p: TopPOpt = None,
+    seed: SeedOpt = None,
+    server_template: ServerTemplateOpt = None,
+    server_id: ServerIdOpt = None,
+    tool_results_as_text: ResultsAsTextOpt = None,
+    epochs: EpochsOpt = None,
     tokenizer_json: TokenizerOpt = None,
     concurrency: ConcurrencyOpt = None,
     executor: ExecutorOpt = "local",

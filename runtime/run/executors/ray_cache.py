@@ -29,11 +29,11 @@ class CacheOwner:
             self._cache = ModelCallCache(self._path)  # this actor's process is the file's only opener
         return self._cache
 
-    def get(self, request: Any) -> dict[str, Any] | None:
-        return self._open().get(request)
+    def get(self, scope: Any, request: Any, live_fingerprint: str | None = None) -> dict[str, Any] | None:
+        return self._open().get(scope, request, live_fingerprint=live_fingerprint)
 
-    def put(self, request: Any, response: dict[str, Any]) -> None:
-        self._open().put(request, response)
+    def put(self, scope: Any, request: Any, response: dict[str, Any]) -> None:
+        self._open().put(scope, request, response)
 
     def close(self) -> None:
         if self._cache is not None:
@@ -48,16 +48,18 @@ class RemoteCallCache:
         self._ray, self._owner = ray, owner
         self.hits = self.misses = 0
 
-    def get(self, request: Any) -> dict[str, Any] | None:
-        response: dict[str, Any] | None = self._ray.get(self._owner.get.remote(request))
+    def get(self, scope: Any, request: Any, *, live_fingerprint: str | None = None) -> dict[str, Any] | None:
+        response: dict[str, Any] | None = self._ray.get(
+            self._owner.get.remote(scope, request, live_fingerprint)
+        )
         if response is None:
             self.misses += 1
         else:
             self.hits += 1
         return response
 
-    def put(self, request: Any, response: dict[str, Any]) -> None:
-        self._ray.get(self._owner.put.remote(request, response))  # stored before the episode returns
+    def put(self, scope: Any, request: Any, response: dict[str, Any]) -> None:
+        self._ray.get(self._owner.put.remote(scope, request, response))  # stored before the episode returns
 
     def close(self) -> None:
         """The owner closes the file when the run ends."""

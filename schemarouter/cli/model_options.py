@@ -1,0 +1,97 @@
+"""The model-server options `sr run` and `sr episode` share (openai agent), parsed into agent options.
+
+Identity options (model, sampling, constrained decoding, server template) become part of a run's
+identity (runtime/run/request.py IDENTITY_OPTIONS); transport options (base URL, cache) do not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+BaseUrlOpt = Annotated[
+    str | None, typer.Option(help="openai agent: the server's base URL (default: spec/agent.yaml).")
+]
+ModelOpt = Annotated[str | None, typer.Option(help="openai agent: the model name to request.")]
+ConstrainedOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--constrained-decoding/--native-tools",
+        help="openai agent: the prompt as text with the tools in the system message and a JSON schema "
+        "with one branch per exposed tool (models without native tool calling), or native tool calls.",
+    ),
+]
+ModelCacheOpt = Annotated[
+    Path | None,
+    typer.Option(help="openai agent: SQLite cache of model calls (default: runs/model-calls.sqlite)."),
+]
+NoCacheOpt = Annotated[
+    bool,
+    typer.Option("--no-cache", help="openai agent: call the server every time; read and write no cache."),
+]
+MaxTokensOpt = Annotated[
+    int | None, typer.Option(min=1, help="openai agent: max_tokens per call (default: spec/agent.yaml).")
+]
+TemperatureOpt = Annotated[
+    float | None, typer.Option(min=0.0, help="openai agent: sampling temperature (default: spec/agent.yaml).")
+]
+TopPOpt = Annotated[
+    float | None, typer.Option(min=0.0, max=1.0, help="openai agent: top_p (default: not sent).")
+]
+SeedOpt = Annotated[
+    int | None, typer.Option(help="openai agent: sampling seed of epoch 1 (default: spec/agent.yaml).")
+]
+ServerTemplateOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="openai agent: the server's chat template (e.g. llama.cpp's chatml-function-calling), so the "
+        "run works around what it drops and records what the model cannot see."
+    ),
+]
+ServerIdOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="openai agent: the server's name in the model-call cache instead of its base URL (for a server "
+        "that comes back on another port)."
+    ),
+]
+ResultsAsTextOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--tool-results-as-text/--tool-results-as-tool",
+        help="openai agent, native tools: carry tool results as user text, for templates without role tool.",
+    ),
+]
+
+
+def model_options(
+    *,
+    base_url: str | None,
+    model: str | None,
+    constrained_decoding: bool | None,
+    cache_path: Path,
+    no_cache: bool,
+    max_tokens: int | None,
+    temperature: float | None,
+    top_p: float | None,
+    seed: int | None,
+    server_template: str | None,
+    tool_results_as_text: bool | None,
+    server_id: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "base_url": base_url,
+        "model": model,
+        "constrained_decoding": constrained_decoding,
+        "cache_path": str(cache_path),
+        "no_cache": no_cache or None,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "top_p": top_p,
+        "seed": seed,
+        "server_template": server_template,
+        "tool_results_as_text": tool_results_as_text,
+        "server_id": server_id,
+    }
