@@ -125,7 +125,9 @@ def test_cli_case(
 ) -> None:
     use_compile_cache(monkeypatch)
     if case.get("no_retry_wait"):
-        monkeypatch.setattr("schemarouter.runtime.agents.openai_agent.time.sleep", lambda seconds: None)
+        monkeypatch.setattr(
+            "schemarouter.runtime.agents.http_client.ChatClient.sleep", lambda self, seconds: None
+        )
     root = cli_project
     if case.get("project") == "empty":
         root = tmp_path / "empty"

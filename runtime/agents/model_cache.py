@@ -94,23 +94,41 @@ class ModelCallCache:
     def __init__(self, path: Path, *, create: bool = True):
         if not create and not path.is_file():
             raise SchemaRouterError(f"{path}: no model-call cache there")
-        if create:
-            path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        try:
-            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(_SCHEMA)
-        except sqlite3.Error as err:
-            raise SchemaRouterError(f"{path}: not a usable model-call cache ({err})") from None
+        self._dbh: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        if path.is_file():
+            self._connect()  # an existing file that is not a usable cache is refused at once
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._dbh is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                db = sqlite3.connect(
+                    str(self.path), check_same_thread=False, isolation_level=None, timeout=30
+                )
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(_SCHEMA)
+            except sqlite3.Error as err:
+                raise SchemaRouterError(f"{self.path}: not a usable model-call cache ({err})") from None
+            self._dbh = db
+        return self._dbh
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        """The connection; the file is created on first use, so a run whose every call failed (or that
+        made none) leaves no cache file behind."""
+        return self._connect()
 
     def get(
         self, scope: ServerScope, request: SerializedRequest, *, live_fingerprint: str | None = None
     ) -> dict[str, Any] | None:
         key = scope.key(request)
+        if self._dbh is None and not self.path.is_file():
+            self.misses += 1  # nothing cached yet: do not create the file for a lookup
+            return None
         with self._lock:
             row = self._db.execute(
                 "SELECT response, system_fingerprint FROM model_calls WHERE key = ?", (key,)
@@ -209,4 +227,6 @@ class ModelCallCache:
         return int(self._db.execute(f"SELECT COUNT(*) FROM {LEGACY_TABLE}").fetchone()[0])
 
     def close(self) -> None:
-        self._db.close()
+        if self._dbh is not None:
+            self._dbh.close()
+            self._dbh = None

@@ -73,3 +73,18 @@ def run_single_episode(paths: ProjectPaths, request: EpisodeRequest) -> EpisodeT
     return run_episode(
         resources=resources, task=task, condition_id=condition_id, catalog_size=request.catalog_size
     )
+
+
+def show_episode(paths: ProjectPaths, request: EpisodeRequest, pilot: str | None) -> str:
+    """Run the episode, print its readable trace (after the PILOT line of a pilot surface), and return
+    the trace as indented JSON (for ``--json``)."""
+    import json
+
+    from schemarouter.runtime.engine.show import render_trace
+    from schemarouter.runtime.report.console import pilot_line
+
+    if pilot is not None:
+        print(pilot_line(pilot))
+    trace = run_single_episode(paths, request)
+    render_trace(trace)
+    return json.dumps(trace.model_dump(mode="json"), ensure_ascii=False, indent=2) + "\n"

@@ -66,32 +66,37 @@ ResultsAsTextOpt = Annotated[
 ]
 
 
-def model_options(
-    *,
-    base_url: str | None,
-    model: str | None,
-    constrained_decoding: bool | None,
-    cache_path: Path,
-    no_cache: bool,
-    max_tokens: int | None,
-    temperature: float | None,
-    top_p: float | None,
-    seed: int | None,
-    server_template: str | None,
-    tool_results_as_text: bool | None,
-    server_id: str | None = None,
-) -> dict[str, Any]:
+# `sr run` and `sr episode` take these, as one group (cli/option_groups.py).
+MODEL_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("base_url", BaseUrlOpt, None),
+    ("model", ModelOpt, None),
+    ("constrained_decoding", ConstrainedOpt, None),
+    ("model_cache", ModelCacheOpt, None),
+    ("no_cache", NoCacheOpt, False),
+    ("max_tokens", MaxTokensOpt, None),
+    ("temperature", TemperatureOpt, None),
+    ("top_p", TopPOpt, None),
+    ("seed", SeedOpt, None),
+    ("server_template", ServerTemplateOpt, None),
+    ("server_id", ServerIdOpt, None),
+    ("tool_results_as_text", ResultsAsTextOpt, None),
+)
+
+
+def model_options(params: dict[str, Any], *, default_cache: Path) -> dict[str, Any]:
+    """The MODEL_OPTIONS of a command's parsed ``params`` as the agent's options (None: agent.yaml's)."""
+    p = params
     return {
-        "base_url": base_url,
-        "model": model,
-        "constrained_decoding": constrained_decoding,
-        "cache_path": str(cache_path),
-        "no_cache": no_cache or None,
-        "max_tokens": max_tokens,
-        "temperature": temperature,
-        "top_p": top_p,
-        "seed": seed,
-        "server_template": server_template,
-        "tool_results_as_text": tool_results_as_text,
-        "server_id": server_id,
+        "base_url": p["base_url"],
+        "model": p["model"],
+        "constrained_decoding": p["constrained_decoding"],
+        "cache_path": str(p["model_cache"] or default_cache),
+        "no_cache": p["no_cache"] or None,
+        "max_tokens": p["max_tokens"],
+        "temperature": p["temperature"],
+        "top_p": p["top_p"],
+        "seed": p["seed"],
+        "server_template": p["server_template"],
+        "tool_results_as_text": p["tool_results_as_text"],
+        "server_id": p["server_id"],
     }

@@ -11,21 +11,8 @@ import typer
 
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, fail, paths
 from schemarouter.cli.bench_group import bench_app
-from schemarouter.cli.model_options import (
-    BaseUrlOpt,
-    ConstrainedOpt,
-    MaxTokensOpt,
-    ModelCacheOpt,
-    ModelOpt,
-    NoCacheOpt,
-    ResultsAsTextOpt,
-    SeedOpt,
-    ServerIdOpt,
-    ServerTemplateOpt,
-    TemperatureOpt,
-    TopPOpt,
-    model_options,
-)
+from schemarouter.cli.model_options import MODEL_OPTIONS, model_options
+from schemarouter.cli.option_groups import OptionGroup, with_options
 from schemarouter.project import ProjectPaths
 
 if TYPE_CHECKING:
@@ -107,20 +94,7 @@ def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
     from schemarouter.application.run import RunRequest
 
     p = params
-    options = model_options(
-        base_url=p["base_url"],
-        model=p["model"],
-        constrained_decoding=p["constrained_decoding"],
-        cache_path=p["model_cache"] or project.runs_dir / "model-calls.sqlite",
-        no_cache=p["no_cache"],
-        max_tokens=p["max_tokens"],
-        temperature=p["temperature"],
-        top_p=p["top_p"],
-        seed=p["seed"],
-        server_template=p["server_template"],
-        tool_results_as_text=p["tool_results_as_text"],
-        server_id=p["server_id"],
-    )
+    options = model_options(p, default_cache=project.runs_dir / "model-calls.sqlite")
     options["tokenizer_json"] = str(p["tokenizer_json"].resolve()) if p["tokenizer_json"] else None
     scope = {
         k: p[k] for k in ("agent", "conditions", "catalogs", "tasks", "shard", "surface", "surface_file")
@@ -140,45 +114,38 @@ def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
     )
 
 
+RUN_OPTIONS: OptionGroup = (
+    ("agent", AgentOpt, None),
+    ("conditions", ConditionsOpt, None),
+    ("catalogs", CatalogsOpt, None),
+    ("tasks", TasksOpt, None),
+    ("shard", ShardOpt, None),
+    ("run_dir", RunDirOpt, None),
+    ("resume", ResumeOpt, False),
+    ("workers", WorkersOpt, 2),
+    ("draft", DraftOpt, False),
+    ("max_events", MaxEventsOpt, 20),
+    ("plots", PlotsOpt, True),
+)
+EXECUTION_OPTIONS: OptionGroup = (
+    ("epochs", EpochsOpt, None),
+    ("tokenizer_json", TokenizerOpt, None),
+    ("concurrency", ConcurrencyOpt, None),
+    ("executor", ExecutorOpt, "local"),
+    ("ray_address", RayAddressOpt, None),
+    ("surface", SurfaceOpt, None),
+    ("surface_file", SurfaceFileOpt, None),
+    ("experiment", ExperimentOpt, None),
+)
+
+
 @app.command()
-def run(
-    ctx: typer.Context,
-    agent: AgentOpt = None,
-    conditions: ConditionsOpt = None,
-    catalogs: CatalogsOpt = None,
-    tasks: TasksOpt = None,
-    shard: ShardOpt = None,
-    run_dir: RunDirOpt = None,
-    resume: ResumeOpt = False,
-    workers: WorkersOpt = 2,
-    draft: DraftOpt = False,
-    max_events: MaxEventsOpt = 20,
-    plots: PlotsOpt = True,
-    base_url: BaseUrlOpt = None,
-    model: ModelOpt = None,
-    constrained_decoding: ConstrainedOpt = None,
-    model_cache: ModelCacheOpt = None,
-    no_cache: NoCacheOpt = False,
-    max_tokens: MaxTokensOpt = None,
-    temperature: TemperatureOpt = None,
-    top_p: TopPOpt = None,
-    seed: SeedOpt = None,
-    server_template: ServerTemplateOpt = None,
-    server_id: ServerIdOpt = None,
-    tool_results_as_text: ResultsAsTextOpt = None,
-    epochs: EpochsOpt = None,
-    tokenizer_json: TokenizerOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    executor: ExecutorOpt = "local",
-    ray_address: RayAddressOpt = None,
-    surface: SurfaceOpt = None,
-    surface_file: SurfaceFileOpt = None,
-    experiment: ExperimentOpt = None,
-) -> None:
+@with_options(RUN_OPTIONS, MODEL_OPTIONS, EXECUTION_OPTIONS)
+def run(ctx: typer.Context, **options: Any) -> None:
     """Run the experiment (all 2,700 episodes by default), score it and print the gate verdict."""
     from schemarouter.application.run import run_experiment
 
-    project = paths(ctx, experiment)
+    project = paths(ctx, options["experiment"])
     raise typer.Exit(run_experiment(project, run_request(project, ctx.params)).exit_code)
 
 
