@@ -8,6 +8,7 @@ which lets the traceback through.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +38,7 @@ class _CleanErrors(TyperGroup):
         except Exception as err:
             # Usage errors, Exit and Abort (click's, or the copy of click typer carries) are the
             # framework's own: each has an exit code and prints itself.
-            if _is_framework_exit(err) or ctx.params.get("debug"):
+            if _is_framework_exit(err) or ctx.params.get("debug") or isinstance(err, BrokenPipeError):
                 raise
             if isinstance(err, OSError) and err.filename is not None:
                 # A path the user gave, or the machine (permissions, a full disk, a name too long).
@@ -194,3 +195,7 @@ def main() -> None:
     except SchemaRouterError as err:
         typer.echo(printable(str(err)), err=True)
         sys.exit(1)
+    except BrokenPipeError:
+        # The reader went away (`sr ... | head`): not an error of sr; stop quietly, as other tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
