@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from extras import require_module
 from typer.testing import CliRunner
 
 from schemarouter.cli.app import app
@@ -45,6 +46,10 @@ def test_ray_address_belongs_to_the_ray_executor() -> None:
         executor_choice("local", "127.0.0.1:6379")
     with pytest.raises(SchemaRouterError, match="names no cluster"):
         executor_choice("ray", " ")
+
+
+def test_an_address_is_handed_to_the_ray_executor() -> None:
+    require_module("ray", extra="ray")  # choosing the ray executor imports Ray first
     assert executor_choice("ray", "auto") == ExecutorOptions(ray_address="auto")
 
 

@@ -128,7 +128,8 @@ def test_surface_stats_and_bench_retrieval_take_the_dev_surface(frozen):
     assert stats.exit_code == 0, stats.output
     assert PILOT in stats.output and "180" in stats.output
     bench = _sr(
-        frozen, "bench", "retrieval", "--surface", "dev", "--synthetic", "600", "--repeats", "1", "--no-bm25s"
-    )
+        frozen, "bench", "retrieval", "--surface", "dev", "--synthetic", "600", "--repeats", "1",
+        "--no-bm25s", "--no-strategies",  # the strategy study (and its dense extra): test_strategy_study.py
+    )  # fmt: skip
     assert bench.exit_code == 0, bench.output
     assert PILOT in bench.output
