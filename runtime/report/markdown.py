@@ -1,7 +1,9 @@
 """``report.md``: the tables a reader wants first, rendered from report.json (and latency.json).
 
-Order: verdict; gate criteria per catalog size; primary metrics per catalog size (point and 95% CI per
-condition); paired differences; wall latency (not deterministic); the plots.
+Order: verdict; repeated trials; gate criteria per catalog size; primary metrics per catalog size (point
+and 95% CI per condition); paired differences; wall latency (not deterministic); diagnostics; lineage;
+the plots. Each is a section registered with ``@report_section`` (orders 10..90); further sections are
+modules of ``report/sections/``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from schemarouter.runtime.report.explain import diagnostics_tables, render_markd
 from schemarouter.runtime.report.intervals_text import FLAG_MARK, fmt_interval
 from schemarouter.runtime.report.numbers import fmt_number
 from schemarouter.runtime.report.plots import PLOT_FILES
+from schemarouter.runtime.report.section_registry import SectionContext, render_sections, report_section
 from schemarouter.runtime.spec_model.identity import Lineage, identity_line
 
 REPORT_MD_FILE = "report.md"
@@ -23,15 +26,18 @@ def render_markdown(
     titles: dict[str, str],
     lineage: Lineage | None = None,
 ) -> str:
-    """``titles`` maps metric IDs to their spec titles; ``lineage`` is a successor's parent and deviations."""
+    """``titles`` maps metric IDs to their spec titles; ``lineage`` is a successor's parent and deviations.
+    The sections are the registered ones (``section_registry.py``), by order."""
+    return "\n".join(render_sections(SectionContext(report, latency, titles, lineage)))
+
+
+@report_section("header", order=10)
+def _header(ctx: SectionContext) -> list[str]:
+    report, lineage = ctx.report, ctx.lineage
     scope, boot, gate = report["scope"], report["bootstrap"], report["gate"]
-    catalogs = [str(k) for k in scope["catalogs"]]
-    verdict = gate["verdict"]
     pilot = report.get("pilot")
-    lines = [
-        f"# {'PILOT: ' if pilot else ''}SchemaRouter {report['experiment_id']}: gate verdict **{verdict}**",
-        "",
-    ]
+    title = f"SchemaRouter {report['experiment_id']}: gate verdict **{gate['verdict']}**"
+    lines = [f"# {'PILOT: ' if pilot else ''}{title}", ""]
     if pilot:
         lines += [
             f"> **PILOT** on the `{pilot['surface']}` surface (sha256 `{pilot['surface_sha256'][:16]}…`"
@@ -49,8 +55,9 @@ def render_markdown(
             + ", ".join(f"`{run_id}`" for run_id in peeks)
             + " (spec/peeks.yaml, frozen with the experiment)."
         ]
-    lines += [
-        f"- Scope: {len(scope['conditions'])} conditions x {len(catalogs)} catalog sizes x "
+    return [
+        *lines,
+        f"- Scope: {len(scope['conditions'])} conditions x {len(ctx.catalogs)} catalog sizes x "
         f"{scope['tasks']} tasks = {scope['episodes']:,} episodes; agent `{report['agent']}`.",
         f"- Freeze root `{report['freeze_root_hash']}`, source commit "
         f"`{report['source_commit'] or 'none (not a git work tree)'}`.",
@@ -58,7 +65,19 @@ def render_markdown(
         f"{boot['iterations']:,} paired resamples, seed {boot['seed']}, "
         f"{boot['confidence']:.0%} percentile intervals; ratio metrics are ratios of sums.",
         "",
-        *_repeated_trials(report),
+    ]
+
+
+@report_section("repeated_trials", order=20)
+def _repeated_trials_section(ctx: SectionContext) -> list[str]:
+    return _repeated_trials(ctx.report)
+
+
+@report_section("gate", order=30)
+def _gate(ctx: SectionContext) -> list[str]:
+    report, catalogs = ctx.report, ctx.catalogs
+    gate = report["gate"]
+    lines = [
         f"## Gate: {gate['treatment']} vs {gate['comparator']}",
         "",
         "PASS needs every criterion at every catalog size.",
@@ -76,14 +95,37 @@ def render_markdown(
         cells = [_criterion_cell(c, report) for c in per_catalog]
         lines.append(f"| {code} | {c0['title']} | {test} | " + " | ".join(cells) + " |")
     lines.append("")
-    for k in catalogs:
-        lines += _metric_table(report, k, titles)
-    lines += _difference_table(report, catalogs, titles)
-    lines += _latency_table(latency, catalogs, report)
-    lines += _diagnostics_section(report)
-    lines += _lineage_section(lineage)
-    lines += ["## Plots", ""] + [f"![{name}]({name})" for name in PLOT_FILES] + [""]
-    return "\n".join(lines)
+    return lines
+
+
+@report_section("metrics", order=40)
+def _metrics(ctx: SectionContext) -> list[str]:
+    return [line for k in ctx.catalogs for line in _metric_table(ctx.report, k, ctx.titles)]
+
+
+@report_section("differences", order=50)
+def _differences(ctx: SectionContext) -> list[str]:
+    return _difference_table(ctx.report, ctx.catalogs, ctx.titles)
+
+
+@report_section("latency", order=60)
+def _latency(ctx: SectionContext) -> list[str]:
+    return _latency_table(ctx.latency, ctx.catalogs, ctx.report)
+
+
+@report_section("diagnostics", order=70)
+def _diagnostics(ctx: SectionContext) -> list[str]:
+    return _diagnostics_section(ctx.report)
+
+
+@report_section("lineage", order=80)
+def _lineage(ctx: SectionContext) -> list[str]:
+    return _lineage_section(ctx.lineage)
+
+
+@report_section("plots", order=90)
+def _plots(ctx: SectionContext) -> list[str]:
+    return ["## Plots", ""] + [f"![{name}]({name})" for name in PLOT_FILES] + [""]
 
 
 def _repeated_trials(report: dict[str, Any]) -> list[str]:

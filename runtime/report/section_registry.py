@@ -1,0 +1,62 @@
+"""Sections of report.md by stable code: ``@report_section(code, order=...)`` registers a renderer where it
+is defined. The built-in sections live in ``markdown.py``; others in modules of ``report/sections/``,
+which are discovered when a report is rendered, so adding one edits no central file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from schemarouter.discovery import import_modules
+from schemarouter.runtime.spec_model.identity import Lineage
+
+
+@dataclass(frozen=True)
+class SectionContext:
+    """What a section renders from: report.json, latency.json (None when absent), metric titles, lineage."""
+
+    report: dict[str, Any]
+    latency: dict[str, Any] | None
+    titles: dict[str, str]
+    lineage: Lineage | None
+
+    @property
+    def catalogs(self) -> list[str]:
+        return [str(k) for k in self.report["scope"]["catalogs"]]
+
+
+SectionFn = Callable[[SectionContext], list[str]]
+
+
+@dataclass(frozen=True)
+class RegisteredSection:
+    code: str
+    order: int
+    fn: SectionFn
+
+
+_REGISTRY: dict[str, RegisteredSection] = {}
+
+
+def report_section(code: str, *, order: int) -> Callable[[SectionFn], SectionFn]:
+    def register(fn: SectionFn) -> SectionFn:
+        if code in _REGISTRY and _REGISTRY[code].fn is not fn:
+            raise ValueError(f"report section {code!r} is registered twice")
+        _REGISTRY[code] = RegisteredSection(code, order, fn)
+        return fn
+
+    return register
+
+
+def registered_sections() -> list[RegisteredSection]:
+    """Every section, by order then code (the extra sections' package imported first)."""
+    import_modules("schemarouter.runtime.report.sections")
+    return sorted(_REGISTRY.values(), key=lambda s: (s.order, s.code))
+
+
+def render_sections(context: SectionContext) -> list[str]:
+    lines: list[str] = []
+    for section in registered_sections():
+        lines += section.fn(context)
+    return lines
