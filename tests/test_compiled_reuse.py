@@ -156,3 +156,22 @@ def test_a_draft_compile_leaves_no_record(project: ProjectPaths) -> None:
         assert compile_project(project).draft
         assert not compiled_record.record_file(project).exists()
         assert not _reused(project)
+
+
+def test_sr_compile_reuses_a_current_build_says_so_and_full_compiles(project: ProjectPaths) -> None:
+    from typer.testing import CliRunner
+
+    from schemarouter.cli.app import app
+
+    def compile_output(*args: str) -> str:
+        result = CliRunner().invoke(app, ["--project-dir", str(project.root), "compile", *args])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    assert ": current (every source unchanged; freeze verified), frozen at sha256:" in compile_output()
+    assert ": compiled, frozen at sha256:" in compile_output("--full")
+    spec = project.spec_dir / "gates.yaml"
+    with _kept(spec, *_build_files(project)):
+        spec.write_bytes(spec.read_bytes() + b"# new bytes, same data\n")
+        assert ": compiled, frozen at sha256:" in compile_output()  # changed bytes: compiled, not reused
+        assert ": current (" in compile_output()  # and that compile's record is current

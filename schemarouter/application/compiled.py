@@ -31,3 +31,14 @@ def compiled_for_run(
     if reused is not None:
         return CompiledForRun(reused, reused=True)
     return CompiledForRun(compile(paths), reused=False)
+
+
+def compile_or_reuse(
+    paths: ProjectPaths, *, require_frozen: bool = False, full: bool = False
+) -> CompiledForRun:
+    """`sr compile`: reuse a current build of a frozen experiment unless ``full``; else compile."""
+    if not full and paths.lock_file.is_file():
+        reused = reuse_compiled(paths)
+        if reused is not None:
+            return CompiledForRun(reused, reused=True)
+    return CompiledForRun(compile_project(paths, require_frozen=require_frozen), reused=False)

@@ -110,22 +110,29 @@ def compile_command(
         bool,
         typer.Option("--require-frozen", help="Refuse to compile a draft (no spec/freeze.lock)."),
     ] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="Compile even when build/<id>/compiled.json is current.")
+    ] = False,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Validate, verify against spec/freeze.lock, and write build/compiled.json for the runtime.
 
-    Refuses specs that drifted from the lock.
-    Without a lock it compiles a draft, marked in the manifest; scoring refuses drafts.
+    Refuses specs that drifted from the lock; a draft (no lock) is compiled and marked, and scoring
+    refuses it. A frozen experiment whose compiled.json is current (every source, lock and code digest
+    it records unchanged, and the freeze verified) is reused, as dbt's partial parsing does; --full
+    compiles anyway.
     """
-    from schemarouter.compiler import compile_project
+    from schemarouter.application.compiled import compile_or_reuse
 
     project = paths(ctx, experiment)
-    spec = compile_project(project, require_frozen=require_frozen)
+    outcome = compile_or_reuse(project, require_frozen=require_frozen, full=full)
     target = project.compiled_manifest.relative_to(project.root).as_posix()
-    if spec.build.freeze is None:
+    freeze = outcome.spec.build.freeze
+    if freeze is None:
         typer.echo(f"{target}: compiled a DRAFT (no {project.lock_display}); scoring will refuse it")
     else:
-        typer.echo(f"{target}: compiled, frozen at {spec.build.freeze.root}")
+        done = "current (every source unchanged; freeze verified)" if outcome.reused else "compiled"
+        typer.echo(f"{target}: {done}, frozen at {freeze.root}")
 
 
 @app.command("schemas")
