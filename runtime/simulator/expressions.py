@@ -83,6 +83,11 @@ _PAIR = {"type": "array", "prefixItems": [_INT, _INT], "minItems": 2, "maxItems"
 Handler = Callable[[Context, Any, str], Any]
 
 
+def _object(properties: dict[str, Any], *, required: list[str]) -> dict[str, Any]:
+    """The schema of an operand object: these properties, these required, nothing else."""
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
 @dataclass(frozen=True)
 class Kind:
     name: str
@@ -117,13 +122,7 @@ def evaluate(expr: Any, ctx: Context, key: str) -> Any:
 def expression_schema() -> dict[str, Any]:
     """The JSON Schema of the language, derived from the registered kinds (``sr schemas`` writes it)."""
     variants = [
-        {
-            "type": "object",
-            "properties": {k.name: k.operand},
-            "required": [k.name],
-            "additionalProperties": False,
-        }
-        for k in sorted(KINDS.values(), key=lambda k: k.name)
+        _object({k.name: k.operand}, required=[k.name]) for k in sorted(KINDS.values(), key=lambda k: k.name)
     ]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -186,12 +185,7 @@ def _utf8_length(ctx: Context, spec: Any, key: str) -> Any:
 
 @kind(
     "fx_rate",
-    {
-        "type": "object",
-        "properties": {"base": _NAME, "quote": _NAME},
-        "required": ["base", "quote"],
-        "additionalProperties": False,
-    },
+    _object({"base": _NAME, "quote": _NAME}, required=["base", "quote"]),
 )
 def _fx_rate(ctx: Context, spec: Any, key: str) -> Any:
     rates = ctx.world.fx_rates
@@ -229,12 +223,7 @@ _RANGE = {
     {
         "anyOf": [
             _RANGE,
-            {
-                "type": "object",
-                "properties": {"range": _RANGE, "over": {"type": "array", "items": _NAME}},
-                "required": ["range"],
-                "additionalProperties": False,
-            },
+            _object({"range": _RANGE, "over": {"type": "array", "items": _NAME}}, required=["range"]),
         ]
     },
 )
@@ -266,15 +255,13 @@ def _hash_id(ctx: Context, spec: Any, key: str) -> Any:
 
 @kind(
     "hash_code",
-    {
-        "type": "object",
-        "properties": {
+    _object(
+        {
             "prefixes": {"type": "array", "items": {"type": "string"}, "minItems": 1},
             "digits": _INT,
         },
-        "required": ["prefixes", "digits"],
-        "additionalProperties": False,
-    },
+        required=["prefixes", "digits"],
+    ),
 )
 def _hash_code(ctx: Context, spec: Any, key: str) -> Any:
     h = _h(ctx, key)
@@ -298,12 +285,7 @@ def _hash_date(ctx: Context, spec: Any, key: str) -> Any:
 
 @kind(
     "linear",
-    {
-        "type": "object",
-        "properties": {"x": _NUM, "slope": _NUM, "intercept": _NUM, "decimals": _INT},
-        "required": ["x"],
-        "additionalProperties": False,
-    },
+    _object({"x": _NUM, "slope": _NUM, "intercept": _NUM, "decimals": _INT}, required=["x"]),
 )
 def _linear(ctx: Context, spec: Any, key: str) -> Any:
     x = _dec(ctx, spec["x"], key)
@@ -314,12 +296,7 @@ def _linear(ctx: Context, spec: Any, key: str) -> Any:
 
 @kind(
     "bmi",
-    {
-        "type": "object",
-        "properties": {"mass_kg": _NUM, "height_cm": _NUM},
-        "required": ["mass_kg", "height_cm"],
-        "additionalProperties": False,
-    },
+    _object({"mass_kg": _NUM, "height_cm": _NUM}, required=["mass_kg", "height_cm"]),
 )
 def _bmi(ctx: Context, spec: Any, key: str) -> Any:
     mass = _dec(ctx, spec["mass_kg"], key)
@@ -331,12 +308,7 @@ def _bmi(ctx: Context, spec: Any, key: str) -> Any:
 
 @kind(
     "at_most",
-    {
-        "type": "object",
-        "properties": {"x": _NUM, "limit": _NUM},
-        "required": ["x", "limit"],
-        "additionalProperties": False,
-    },
+    _object({"x": _NUM, "limit": _NUM}, required=["x", "limit"]),
 )
 def _at_most(ctx: Context, spec: Any, key: str) -> Any:
     return bool(_dec(ctx, spec["x"], key) <= _dec(ctx, spec["limit"], key))
@@ -344,12 +316,7 @@ def _at_most(ctx: Context, spec: Any, key: str) -> Any:
 
 @kind(
     "ref",
-    {
-        "type": "object",
-        "properties": {"input": _NAME, "collection": _NAME, "field": _NAME},
-        "required": ["input", "collection", "field"],
-        "additionalProperties": False,
-    },
+    _object({"input": _NAME, "collection": _NAME, "field": _NAME}, required=["input", "collection", "field"]),
 )
 def _ref(ctx: Context, spec: Any, key: str) -> Any:
     target = ctx.world.records(spec["collection"]).get(str(ctx.args.get(spec["input"])), {})

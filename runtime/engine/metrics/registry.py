@@ -76,8 +76,9 @@ class EpisodeView:
     wall_ms: float
     executed: list[tuple[int, ExecutedCall]] = field(default_factory=list)
 
-    @property
+    @cached_property
     def turns(self) -> list[Any]:
+        """The trace's turns, listed once for every metric of the episode."""
         return list(self.trace["turns"])
 
     @property

@@ -3,14 +3,8 @@ unchanged by the registry)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
 from schemarouter.runtime.run.executor import execute
 from schemarouter.runtime.run.executors.registry import ExecutorOptions, register_executor
-from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback
-from schemarouter.runtime.run.scope import EpisodeKey
-from schemarouter.runtime.run.store import EpisodeStore
 
 
 @register_executor("local")
@@ -20,25 +14,5 @@ class LocalExecutor:
     def __init__(self, options: ExecutorOptions) -> None:
         del options  # nothing to choose
 
-    def execute(
-        self,
-        keys: Sequence[EpisodeKey],
-        *,
-        store: EpisodeStore,
-        engine: EpisodeEngine,
-        setup: EngineSetup,
-        session: int,
-        workers: int,
-        max_events: int = 20,
-        on_progress: ProgressCallback | None = None,
-    ) -> ExecutionSummary:
-        return execute(
-            keys,
-            store=store,
-            engine=engine,
-            setup=setup,
-            session=session,
-            workers=workers,
-            max_events=max_events,
-            on_progress=on_progress,
-        )
+    # The process-pool function has the Executor signature; it runs as this executor's method unchanged.
+    execute = staticmethod(execute)
