@@ -62,7 +62,8 @@ def _handler(state: Loopback) -> type[BaseHTTPRequestHandler]:
 def loopback(state: Loopback | None = None) -> Iterator[Loopback]:
     state = state or Loopback()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    # A short poll interval: shutdown() waits for the next poll (0.5 s by default), on every test.
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     state.base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     try:

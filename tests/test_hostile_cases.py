@@ -125,9 +125,8 @@ def test_cli_case(
 ) -> None:
     use_compile_cache(monkeypatch)
     if case.get("no_retry_wait"):
-        monkeypatch.setattr(
-            "schemarouter.runtime.agents.http_client.ChatClient.sleep", lambda self, seconds: None
-        )
+        # Each client binds time.sleep when it is made, so the wait is zeroed where it is computed.
+        monkeypatch.setattr("schemarouter.runtime.agents.http_client.backoff_delay", lambda *_: 0.0)
     root = cli_project
     if case.get("project") == "empty":
         root = tmp_path / "empty"

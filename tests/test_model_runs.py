@@ -164,7 +164,7 @@ def test_sr_episode_takes_the_server_flags_and_a_missing_server_is_one_line(
     done = subprocess.run(
         [
             *(str(sr_bin), "--project-dir", str(project.root), "episode", "S1-en-01", "--agent", "openai"),
-            *("--base-url", "http://127.0.0.1:9/v1", "--no-cache"),
+            *("--base-url", "http://127.0.0.1:9/v1", "--no-cache", "--retries", "2", "--backoff", "0"),
         ],
         capture_output=True,
         text=True,
@@ -174,6 +174,17 @@ def test_sr_episode_takes_the_server_flags_and_a_missing_server_is_one_line(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot connect" in lines[0] and "127.0.0.1:9" in lines[0], done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_retries_and_backoff_flags_set_the_attempts_against_a_failing_server(project: ProjectPaths) -> None:
+    """--retries N makes N + 1 attempts of a call that keeps failing, then one clear line."""
+    with loopback(Loopback()) as server:  # no script and no answer: every call is an HTTP 500
+        code, out = sr(
+            project, "episode", "S1-en-01", "--agent", "openai", "--base-url", server.base_url,
+            "--no-cache", "--retries", "1", "--backoff", "0",
+        )  # fmt: skip
+        assert code == 1 and "failed: HTTP 500" in out, out
+        assert len(server.raw) == 2  # agent.yaml's 3 retries would make 4 attempts
 
 
 def test_a_template_that_hides_parts_is_a_warning_in_manifest_report_and_console(

@@ -232,7 +232,8 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
 
     Options: ``base_url``, ``model``, ``constrained_decoding``, ``max_tokens``, ``temperature``,
     ``top_p``, ``seed``, ``tool_results_as_text``, ``server_template``, ``epoch``, ``server_id`` (the
-    server's name in the cache; default the base URL), ``cache_path``
+    server's name in the cache; default the base URL), ``retries`` and ``backoff_s`` (transport),
+    ``cache_path``
     (SQLite file; omitted means no cache), ``no_cache`` (neither read nor write the cache).
     """
     merged = {**spec, **{k: v for k, v in options.items() if v is not None}}

@@ -1,7 +1,8 @@
 """The model-server options `sr run` and `sr episode` share (openai agent), parsed into agent options.
 
 Identity options (model, sampling, constrained decoding, server template) become part of a run's
-identity (runtime/run/request.py IDENTITY_OPTIONS); transport options (base URL, cache) do not.
+identity (runtime/run/request.py IDENTITY_OPTIONS); transport options (base URL, cache, retries and
+backoff) do not: they say how the server is reached, not what the agent is.
 """
 
 from __future__ import annotations
@@ -57,6 +58,18 @@ ServerIdOpt = Annotated[
         "that comes back on another port)."
     ),
 ]
+RetriesOpt = Annotated[
+    int | None,
+    typer.Option(min=0, help="openai agent: retries of a failed call (default: spec/agent.yaml)."),
+]
+BackoffOpt = Annotated[
+    float | None,
+    typer.Option(
+        min=0.0,
+        help="openai agent: base seconds of the jittered exponential backoff between retries "
+        "(default: spec/agent.yaml); a server's Retry-After wins.",
+    ),
+]
 ResultsAsTextOpt = Annotated[
     bool | None,
     typer.Option(
@@ -80,6 +93,8 @@ MODEL_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
     ("server_template", ServerTemplateOpt, None),
     ("server_id", ServerIdOpt, None),
     ("tool_results_as_text", ResultsAsTextOpt, None),
+    ("retries", RetriesOpt, None),
+    ("backoff", BackoffOpt, None),
 )
 
 
@@ -99,4 +114,6 @@ def model_options(params: dict[str, Any], *, default_cache: Path) -> dict[str, A
         "server_template": p["server_template"],
         "tool_results_as_text": p["tool_results_as_text"],
         "server_id": p["server_id"],
+        "retries": p["retries"],
+        "backoff_s": p["backoff"],
     }
