@@ -9,14 +9,39 @@ message on a user's mistake):
 * ``require_verified(paths) -> VerifyReport`` (raises on drift)
 * ``compile_project(paths, *, write_manifest=True, require_frozen=False) -> CompiledSpec``
 * ``record_scoring_started(paths, run_id, *, compiled) -> ScoringStarted`` (from the runtime)
+
+The names are imported on first use (PEP 562), so importing one submodule, such as
+``compiled_record`` for reusing a current build, does not load the validator and every check.
 """
 
-from schemarouter.compiler.compile import build_compiled_spec, compile_project, write_compiled
-from schemarouter.compiler.freeze import FreezeResult, freeze_project
-from schemarouter.compiler.issues import SpecIssue, SpecValidationError
-from schemarouter.compiler.validate import ValidatedSpecs, validate_project
-from schemarouter.compiler.verify import VerifyReport, require_verified, verify_project
-from schemarouter.runtime.spec_model.lock import record_scoring_started, scoring_started
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from schemarouter.compiler.compile import build_compiled_spec, compile_project, write_compiled
+    from schemarouter.compiler.freeze import FreezeResult, freeze_project
+    from schemarouter.compiler.issues import SpecIssue, SpecValidationError
+    from schemarouter.compiler.validate import ValidatedSpecs, validate_project
+    from schemarouter.compiler.verify import VerifyReport, require_verified, verify_project
+    from schemarouter.runtime.spec_model.lock import record_scoring_started, scoring_started
+
+_HOMES = {
+    "build_compiled_spec": "compile",
+    "compile_project": "compile",
+    "write_compiled": "compile",
+    "FreezeResult": "freeze",
+    "freeze_project": "freeze",
+    "SpecIssue": "issues",
+    "SpecValidationError": "issues",
+    "ValidatedSpecs": "validate",
+    "validate_project": "validate",
+    "VerifyReport": "verify",
+    "require_verified": "verify",
+    "verify_project": "verify",
+}
+_LOCK_NAMES = ("record_scoring_started", "scoring_started")
 
 __all__ = [
     "FreezeResult",
@@ -34,3 +59,15 @@ __all__ = [
     "verify_project",
     "write_compiled",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LOCK_NAMES:
+        module = importlib.import_module("schemarouter.runtime.spec_model.lock")
+    elif name in _HOMES:
+        module = importlib.import_module(f"{__name__}.{_HOMES[name]}")
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(module, name)
+    globals()[name] = value
+    return value

@@ -15,7 +15,6 @@ from pydantic import ValidationError
 from schemarouter import __version__
 from schemarouter.atomic_write import write_text_atomic
 from schemarouter.compiler.git_info import git_state
-from schemarouter.compiler.validate import validate_project
 from schemarouter.compiler.verify import current_fingerprints, require_verified
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
@@ -47,6 +46,7 @@ def compile_project(
     Raises SchemaRouterError on invalid specs, on drift from the lock, or on a missing lock when required.
     """
     from schemarouter.compiler import compiled_record
+    from schemarouter.compiler.validate import validate_project  # not needed to rebuild a current build
 
     # The bytes compiled from, taken before reading them: a file edited meanwhile is a mismatch later.
     recorded = compiled_record.sources_if_readable(paths) if write_manifest else None

@@ -13,10 +13,19 @@ project (``schema_rules``):
 Every validation error becomes a ``SpecIssue`` at the offending value; an unknown key is reported at
 the key itself, one issue per key. A value echoed in a message is shortened to ``MAX_SHOWN``
 characters.
+
+A process that compiles many times (the application layer used as a library, a test suite) checks
+the same schemas and documents again and again, so a clean outcome is remembered by content: the
+sha256 of the pickled data (which keeps 1, 1.0, True and "1" apart; different sharing or key order is
+only a miss). Only "no problems" is remembered, at most ``_CLEAN_MAX`` of them, so every problem is
+still found, and reported at its position, each time.
 """
 
 from __future__ import annotations
 
+import hashlib
+import pickle
+from collections import OrderedDict
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any, Final
@@ -235,6 +244,31 @@ def schema_rules(schema: LoadedDocument) -> list[SpecIssue]:
     return issues
 
 
+_CLEAN_MAX = 512
+_CLEAN: OrderedDict[bytes, None] = OrderedDict()
+
+
+def _content_key(kind: str, *data: Any) -> bytes | None:
+    try:
+        return hashlib.sha256(pickle.dumps((kind, *data), protocol=5)).digest()
+    except (pickle.PicklingError, RecursionError, TypeError, ValueError):
+        return None  # nothing remembered; the check runs
+
+
+def _known_clean(key: bytes | None) -> bool:
+    if key is not None and key in _CLEAN:
+        _CLEAN.move_to_end(key)
+        return True
+    return False
+
+
+def _remember_clean(key: bytes | None) -> None:
+    if key is not None:
+        _CLEAN[key] = None
+        if len(_CLEAN) > _CLEAN_MAX:
+            _CLEAN.popitem(last=False)
+
+
 def check_schema(schema: LoadedDocument) -> list[SpecIssue]:
     """Problems with the schema file itself (wrong draft, not a valid 2020-12 schema)."""
     data = schema.data
@@ -242,16 +276,31 @@ def check_schema(schema: LoadedDocument) -> list[SpecIssue]:
         return [schema.issue((), "a schema must be a JSON object", code="SV107")]
     if data.get("$schema") != DRAFT_2020_12:
         return [schema.issue(("$schema",), f'"$schema" must be "{DRAFT_2020_12}"', at_key=True, code="SV108")]
-    meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
-    issues = [
-        schema.issue(tuple(e.absolute_path), _shorten(e.message), code="SV109")
-        for e in meta.iter_errors(data)
-    ]
-    return issues or schema_rules(schema)
+    key = _content_key("meta-schema", data)
+    if not _known_clean(key):
+        meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+        issues = [
+            schema.issue(tuple(e.absolute_path), _shorten(e.message), code="SV109")
+            for e in meta.iter_errors(data)
+        ]
+        if issues:
+            return issues
+        _remember_clean(key)
+    return schema_rules(schema)
 
 
 def validate_document(document: LoadedDocument, schema: dict[str, Any]) -> list[SpecIssue]:
     """Every schema violation in ``document``, each at its position. ``schema`` passed check_schema."""
+    key = _content_key("document", schema, document.data)
+    if _known_clean(key):
+        return []
+    issues = _violations(document, schema)
+    if not issues:
+        _remember_clean(key)
+    return issues
+
+
+def _violations(document: LoadedDocument, schema: dict[str, Any]) -> list[SpecIssue]:
     validator = _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER, registry=Registry())
     issues: list[SpecIssue] = []
     try:

@@ -39,13 +39,12 @@ SCHEMA_TOKENS = {"SR-5-STATIC": 600, "SR-PROGRESSIVE-STATIC": 1400, "SR-5-STATE-
 
 @functools.cache
 def scoring_spec() -> ScoringSpec:
-    """The repository experiment's scoring spec, read as scoring reads it: from the compiled models."""
-    from schemarouter.compiler import compile_project
+    """The repository experiment's scoring spec, read as scoring reads it: from the compiled models (the
+    repository's current build, which tests/conftest.py keeps current)."""
+    from schemarouter.application.compiled import compiled_without_writing
     from schemarouter.project import ProjectPaths
 
-    return ScoringSpec.from_compiled(
-        compile_project(ProjectPaths.at(SPEC_DIR.parents[1]), write_manifest=False)
-    )
+    return ScoringSpec.from_compiled(compiled_without_writing(ProjectPaths.at(SPEC_DIR.parents[1])))
 
 
 def fake_tasks(per_cell: int = 6) -> list[TaskRef]:

@@ -9,6 +9,8 @@ One frozen project serves the module; each test puts back what it changed, build
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -175,3 +177,27 @@ def test_sr_compile_reuses_a_current_build_says_so_and_full_compiles(project: Pr
         spec.write_bytes(spec.read_bytes() + b"# new bytes, same data\n")
         assert ": compiled, frozen at sha256:" in compile_output()  # changed bytes: compiled, not reused
         assert ": current (" in compile_output()  # and that compile's record is current
+
+
+def test_reusing_a_current_build_loads_no_validator(project: ProjectPaths) -> None:
+    """The reuse check rebuilds and verifies; it does not validate, so it does not load the validator
+    and its checks (schemarouter.compiler's names are imported on first use)."""
+    code = (
+        "import sys; from pathlib import Path\n"
+        "from schemarouter.application.compiled import compiled_for_run\n"
+        "from schemarouter.project import ProjectPaths\n"
+        f"assert compiled_for_run(ProjectPaths.at(Path({str(project.root)!r}))).reused\n"
+        "bad = sorted(m for m in sys.modules if m == 'schemarouter.compiler.validate' or m == 'tantivy')\n"
+        "assert not bad, bad\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=project.root)
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_compiler_package_names_resolve_lazily_and_only_those() -> None:
+    import schemarouter.compiler as package
+
+    for name in package.__all__:
+        assert callable(getattr(package, name)), name
+    with pytest.raises(AttributeError, match="no attribute 'compile_everything'"):
+        _ = package.compile_everything  # type: ignore[attr-defined]

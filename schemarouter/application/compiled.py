@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from schemarouter.compiler import compile_project
 from schemarouter.compiler.compiled_record import reuse_compiled
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.spec_model import CompiledSpec
@@ -23,14 +22,27 @@ class CompiledForRun:
 
 
 def compiled_for_run(
-    paths: ProjectPaths, *, compile: Callable[[ProjectPaths], CompiledSpec] = compile_project
+    paths: ProjectPaths, *, compile: Callable[[ProjectPaths], CompiledSpec] | None = None
 ) -> CompiledForRun:
     """The current compiled spec, reusing build/<id>/compiled.json when nothing it came from changed
-    (else ``compile``, which writes the file and its record)."""
+    (else ``compile``, default ``compile_project``, which writes the file and its record)."""
     reused = reuse_compiled(paths)
     if reused is not None:
         return CompiledForRun(reused, reused=True)
-    return CompiledForRun(compile(paths), reused=False)
+    from schemarouter.compiler.compile import compile_project
+
+    return CompiledForRun((compile or compile_project)(paths), reused=False)
+
+
+def compiled_without_writing(paths: ProjectPaths) -> CompiledSpec:
+    """The current compiled spec for a command that writes nothing (`sr retrieve`, `sr retrieval ...`):
+    build/<id>/compiled.json when it is current, else a compile that leaves build/ as it is."""
+    reused = reuse_compiled(paths)
+    if reused is not None:
+        return reused
+    from schemarouter.compiler.compile import compile_project
+
+    return compile_project(paths, write_manifest=False)
 
 
 def compile_or_reuse(
@@ -41,4 +53,6 @@ def compile_or_reuse(
         reused = reuse_compiled(paths)
         if reused is not None:
             return CompiledForRun(reused, reused=True)
+    from schemarouter.compiler.compile import compile_project
+
     return CompiledForRun(compile_project(paths, require_frozen=require_frozen), reused=False)

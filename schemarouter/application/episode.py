@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemarouter.compiler import compile_project
+from schemarouter.application.compiled import compiled_for_run
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
 
@@ -36,9 +36,10 @@ def load_engine(
     surface_file: Path | None = None,
     agent_options: Mapping[str, Any] | None = None,
 ) -> EngineResources:
-    """Compile the specs (verifying the freeze when there is a lock) and build the engine's resources
-    (``surface_file``: a pilot surface instead of the evaluation surface)."""
-    compiled = compile_project(paths)
+    """Compile the specs (verifying the freeze when there is a lock; a current build is reused, as
+    `sr run` does) and build the engine's resources (``surface_file``: a pilot surface instead of the
+    evaluation surface)."""
+    compiled = compiled_for_run(paths).spec
     return EngineResources.load(
         catalogs_dir=paths.catalogs_dir,
         compiled=compiled,

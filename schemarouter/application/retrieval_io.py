@@ -26,11 +26,12 @@ from schemarouter.runtime.state.model import ObservableState
 
 
 def compiled_experiment(paths: ProjectPaths) -> CompiledSpec:
-    """The experiment's compiled bundle (validated, and verified when it has a lock)."""
-    from schemarouter.compiler import compile_project
+    """The experiment's compiled bundle (validated, and verified when it has a lock); a current build is
+    reused, and nothing is written."""
+    from schemarouter.application.compiled import compiled_without_writing
     from schemarouter.runtime.state.guard import install_from_compiled
 
-    compiled = compile_project(paths, write_manifest=False)
+    compiled = compiled_without_writing(paths)
     install_from_compiled(compiled)  # any state built from here on is held to this experiment's contract
     return compiled
 
