@@ -74,7 +74,7 @@ llm-smoke: $(LLM_STAMP)
 	$(SR) llm-smoke
 
 llm-test: $(LLM_STAMP)
-	$(BIN)/python -m pytest -m llm -rs tests/test_llm_integration.py
+	$(BIN)/python -m pytest -n 0 -m llm -rs tests/test_llm_integration.py
 
 freeze: $(STAMP)
 	$(SR) freeze --reason "$(REASON)"

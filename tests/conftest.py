@@ -2,17 +2,34 @@
 
 The engine installs the compiled experiment's guard vocabulary when it loads; tests that build state
 directly (some at import time) get the same vocabulary here, compiled once from spec/0.14/ when pytest
-loads this file, before any test module. Nothing of the vocabulary is pinned in code.
+loads this file, before any test module (build/0.14/ is written, or reused when current, as `sr run`
+does). Nothing of the vocabulary is pinned in code.
+
+Console output is checked at one fixed width (COLUMNS=200, which rich reads), so no test depends on the
+terminal, or the lack of one, that pytest or one of its worker processes runs under.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from schemarouter.compiler import compile_project
+import pytest
+
+from schemarouter.application.compiled import compiled_for_run
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.state.guard import install_from_compiled
 
 REPO = Path(__file__).resolve().parents[1]
+os.environ["COLUMNS"] = "200"
 
-install_from_compiled(compile_project(ProjectPaths.at(REPO), write_manifest=False))
+# The repository's build is made current (as `make run` leaves it), so commands the tests run on the
+# repository itself reuse it rather than compiling again.
+install_from_compiled(compiled_for_run(ProjectPaths.at(REPO)).spec)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules marked ``slow`` (full runs, clusters, many commands) come first, each kept whole and in
+    name order: with ``--dist loadscope --no-loadscope-reorder`` the workers take the long modules
+    before the short ones, so they finish together. The order is fixed by the markers, not by timings."""
+    items.sort(key=lambda item: 0 if item.get_closest_marker("slow") else 1)

@@ -12,6 +12,8 @@ from schemarouter.cli.app import app
 from schemarouter.runtime.engine import anchor
 from schemarouter.runtime.engine.anchor import AnchorCost
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -16,6 +16,8 @@ from schemarouter.cli.app import app
 from schemarouter.runtime.catalog.io import load_catalog_file
 from schemarouter.runtime.catalog.model import Catalog
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 require_module("openapi_spec_validator", extra="catalog-import")
 require_module("mcp.types", extra="catalog-import")
 

@@ -26,6 +26,8 @@ from schemarouter.project import ProjectPaths, experiment_ids
 from schemarouter.runtime.catalog.io import load_catalog
 from schemarouter.runtime.surface import load_surface
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 DEV_SPEC = ROOT / "spec" / "_surfaces" / "dev"
 EXAMPLE = ROOT / "tests" / "fixtures" / "surfaces" / "example"

@@ -26,6 +26,8 @@ from schemarouter.runtime.report.intervals_text import FLAG_MARK, fmt_interval
 from schemarouter.runtime.run.scope import TaskRef
 from schemarouter.runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 ARTIFACTS = REPO / "build" / "test-artifacts"
 
 

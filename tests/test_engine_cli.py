@@ -10,6 +10,8 @@ from typer.testing import CliRunner
 
 from schemarouter.cli.app import app
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -22,6 +22,8 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.spec_model.lock import content_digest
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 REPO = Path(__file__).resolve().parents[1]
 ROOT_OF_RECORD = "9a0b61552a9070cdb972958dacde6a6cdfc8cf37af25205a2561c767610d3580"
 RUN_OF_RECORD = "20261130T124110Z-reference-9099e1bb"

@@ -20,6 +20,8 @@ from hostile_support import (
     use_compile_cache,
 )
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 SPEC_CASES = load_cases("spec")
 STATE_CASES = load_cases("state")
 STORE_CASES = load_cases("store")

@@ -30,6 +30,8 @@ from hostile_support import (
     use_compile_cache,
 )
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 STORE_SEED = 20261201
 DEEP = 70  # one level past safe_json.MAX_DEPTH (64), which YAML and JSON share
 

@@ -21,6 +21,8 @@ from schemarouter.project import ProjectPaths
 from schemarouter.runtime.catalog.io import load_catalog
 from schemarouter.runtime.run.store import EpisodeStore
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 TASKS = "S1-en-01,S2-ko-01"
 
 

@@ -36,6 +36,8 @@ from schemarouter.runtime.agents.transcript import TOOLS_HEADER
 from schemarouter.runtime.catalog.model import Endpoint, FieldSpec
 from schemarouter.runtime.prompt import HistoryEntry, build_prompt
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 SERVERS = Path(__file__).parent / "fixtures" / "llm" / "servers"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from run_support import copy_project
 from test_dev_surface import experiments_copy
 from typer.testing import CliRunner
@@ -14,6 +15,8 @@ from typer.testing import CliRunner
 from schemarouter.cli.app import app
 from schemarouter.compiler.peeks import KEY, read_peeks
 from schemarouter.project import ProjectPaths
+
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
 
 def _sr(root: Path, *args: str):

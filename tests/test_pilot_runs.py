@@ -17,6 +17,8 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.report.golden import golden_payloads
 from schemarouter.runtime.scoring import report_json
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 PILOT = "PILOT: surface"
 
 

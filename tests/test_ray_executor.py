@@ -43,6 +43,8 @@ from schemarouter.compiler import compile_project
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.run import read_manifest
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 ray = require_module("ray", extra="ray")
 
 TESTS = Path(__file__).resolve().parent

@@ -15,6 +15,8 @@ from schemarouter.runtime.catalog.model import Catalog
 from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
 from schemarouter.runtime.state import ObservableState
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

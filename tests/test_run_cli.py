@@ -22,6 +22,8 @@ from schemarouter.runtime.report.golden import check_golden
 from schemarouter.runtime.run import read_manifest
 from schemarouter.runtime.spec_model import read_lock
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 OUTCOME_WORDS = re.compile(r"PASS|FAIL|verdict|task_pass|recall|ci_low|\b0\.\d", re.IGNORECASE)
 
 

@@ -25,6 +25,8 @@ from schemarouter.runtime.scoring.bootstrap import resample_indices, task_layout
 from schemarouter.runtime.scoring.estimates import round_sig
 from schemarouter.runtime.scoring.spec import MetricDef
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:

@@ -9,8 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from ray_support import SUBSET, run, scored_bytes
 from run_support import REPO, recorded_project
+
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
 SCRIPT = REPO / "scripts" / "slurm-array.sh"
 SCOPE = [f"--{name}={value}" for name, value in SUBSET.items()]

@@ -19,6 +19,8 @@ from schemarouter.compiler import validate_project
 from schemarouter.compiler.issues import SpecIssue, SpecValidationError
 from schemarouter.compiler.problem_codes import problem_codes
 
+pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
+
 CASES_DIR = Path(__file__).resolve().parent / "cases" / "validation"
 
 # Codes whose problem no edit of the committed core specs and their schemas reaches (the schemas
