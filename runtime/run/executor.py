@@ -27,39 +27,31 @@ from typing import Any
 
 from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
 from schemarouter.runtime.run.outcomes import (
+    ExecutionRequest,
     ExecutionSummary,
     Failure,
-    ProgressCallback,
     Sink,
     failure,
     run_one,
 )
 from schemarouter.runtime.run.scope import EpisodeKey
-from schemarouter.runtime.run.store import EpisodeStore
 
 
-def execute(
-    keys: Sequence[EpisodeKey],
-    *,
-    store: EpisodeStore,
-    engine: EpisodeEngine,
-    setup: EngineSetup,
-    session: int,
-    workers: int,
-    max_events: int = 20,
-    on_progress: ProgressCallback | None = None,
-) -> ExecutionSummary:
-    """Run ``keys`` (already minus the committed ones) and commit each finished episode.
+def execute(request: ExecutionRequest) -> ExecutionSummary:
+    """Run the request's keys (already minus the committed ones) and commit each finished episode.
 
     Stops scheduling new episodes after ``max_events`` infrastructure events in this session (a broken
     engine should not burn through thousands of episodes); what was committed stays committed.
     """
-    sink = Sink(store=store, session=session, total=len(keys), on_progress=on_progress)
+    sink = request.sink()
+    keys, engine, setup, max_events = request.keys, request.engine, request.setup, request.max_events
     if not keys:
         return sink.summary(None)
-    if workers <= 1:
+    if request.workers <= 1:
         return _execute_inline(keys, sink=sink, engine=engine, setup=setup, max_events=max_events)
-    return _execute_pool(keys, sink=sink, engine=engine, setup=setup, workers=workers, max_events=max_events)
+    return _execute_pool(
+        keys, sink=sink, engine=engine, setup=setup, workers=request.workers, max_events=max_events
+    )
 
 
 def _execute_inline(

@@ -1,4 +1,5 @@
-"""What every executor shares: running one episode in a worker, and committing outcomes in the parent.
+"""What every executor shares: the request it is given, running one episode in a worker, and committing
+outcomes in the parent.
 
 A worker turns an episode into an :class:`EpisodeRecord` or a :class:`Failure` (an exception, an unknown
 task) and never writes. The parent's :class:`Sink` alone writes the store: one transaction per finished
@@ -8,14 +9,42 @@ episode, an infrastructure event per failure, and the counts of the session.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from schemarouter.runtime.run.engine_port import EpisodeEngine, EpisodeRecord, LoadedEngine, episode_record
+from schemarouter.runtime.run.engine_port import (
+    EngineSetup,
+    EpisodeEngine,
+    EpisodeRecord,
+    LoadedEngine,
+    episode_record,
+)
 from schemarouter.runtime.run.scope import EpisodeKey
 from schemarouter.runtime.run.store import EpisodeStore
 
 ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ExecutionRequest:
+    """What a session asks an executor to run: ``keys`` (already minus the committed ones), committed to
+    ``store`` under ``session`` by the caller's process alone, on ``workers`` workers that each load
+    ``engine`` with ``setup``. Scheduling stops after ``max_events`` infrastructure events."""
+
+    keys: Sequence[EpisodeKey]
+    store: EpisodeStore
+    engine: EpisodeEngine
+    setup: EngineSetup
+    session: int
+    workers: int
+    max_events: int = 20
+    on_progress: ProgressCallback | None = None
+
+    def sink(self) -> Sink:
+        """The parent's writer for this request's episodes."""
+        return Sink(
+            store=self.store, session=self.session, total=len(self.keys), on_progress=self.on_progress
+        )
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
 from schemarouter.runtime.run.executors.registry import DEFAULT_EXECUTOR, ExecutorOptions, make_executor
 from schemarouter.runtime.run.manifest import RunManifest
-from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback
+from schemarouter.runtime.run.outcomes import ExecutionRequest, ExecutionSummary, ProgressCallback
 from schemarouter.runtime.run.rundir import SessionLock, finish_session, start_session
 from schemarouter.runtime.run.store import EpisodeStore
 
@@ -53,8 +53,8 @@ def run_session(
                 keys = [k for k in manifest.scope.shard_keys(manifest.shard) if k not in committed]
                 if on_start is not None:
                     on_start(len(committed), len(keys))
-                summary = runner.execute(
-                    keys,
+                request = ExecutionRequest(
+                    keys=keys,
                     store=store,
                     engine=engine,
                     setup=setup,
@@ -63,6 +63,7 @@ def run_session(
                     max_events=max_events,
                     on_progress=on_progress,
                 )
+                summary = runner.execute(request)
         finally:
             with EpisodeStore(run_dir) as store:
                 n_committed, n_events = store.session_counts(session.number)

@@ -37,9 +37,8 @@ from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
 from schemarouter.runtime.run.executors.ray_cache import CacheOwner
 from schemarouter.runtime.run.executors.ray_worker import EpisodeWorker, WorkerResult
 from schemarouter.runtime.run.executors.registry import ExecutorOptions, register_executor
-from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback, Sink, failure
+from schemarouter.runtime.run.outcomes import ExecutionRequest, ExecutionSummary, Sink, failure
 from schemarouter.runtime.run.scope import EpisodeKey
-from schemarouter.runtime.run.store import EpisodeStore
 
 RAY_MISSING = "--executor ray needs Ray, which is not installed: pip install -e '.[ray]'"
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024 * 1024  # results are small; Ray's default is 30% of the RAM
@@ -61,24 +60,15 @@ class RayExecutor:
         self.address = options.ray_address
         self.ray = import_ray()  # before the session starts: a missing extra is one line, not an event
 
-    def execute(
-        self,
-        keys: Sequence[EpisodeKey],
-        *,
-        store: EpisodeStore,
-        engine: EpisodeEngine,
-        setup: EngineSetup,
-        session: int,
-        workers: int,
-        max_events: int = 20,
-        on_progress: ProgressCallback | None = None,
-    ) -> ExecutionSummary:
-        sink = Sink(store=store, session=session, total=len(keys), on_progress=on_progress)
-        if not keys:
+    def execute(self, request: ExecutionRequest) -> ExecutionSummary:
+        sink = request.sink()
+        if not request.keys:
             return sink.summary(None)
         with connected(self.ray, self.address):
-            driver = _Driver(self.ray, sink, engine, portable(setup), workers, max_events)
-            return driver.run(keys)
+            driver = _Driver(
+                self.ray, sink, request.engine, portable(request.setup), request.workers, request.max_events
+            )
+            return driver.run(request.keys)
 
 
 @contextmanager

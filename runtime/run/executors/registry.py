@@ -12,16 +12,13 @@ store's primary key makes a duplicate impossible, so any executor can resume any
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from schemarouter.discovery import import_modules
 from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
-from schemarouter.runtime.run.outcomes import ExecutionSummary, ProgressCallback
-from schemarouter.runtime.run.scope import EpisodeKey
-from schemarouter.runtime.run.store import EpisodeStore
+from schemarouter.runtime.run.outcomes import ExecutionRequest, ExecutionSummary
 
 # Codes are stable: they are what users type and what run manifests record.
 DEFAULT_EXECUTOR = "local"
@@ -35,20 +32,9 @@ class ExecutorOptions:
 
 
 class Executor(Protocol):
-    """Runs ``keys`` (already minus the committed ones) and commits each finished episode via a Sink."""
+    """Runs a request's keys and commits each finished episode via the request's Sink."""
 
-    def execute(
-        self,
-        keys: Sequence[EpisodeKey],
-        *,
-        store: EpisodeStore,
-        engine: EpisodeEngine,
-        setup: EngineSetup,
-        session: int,
-        workers: int,
-        max_events: int = 20,
-        on_progress: ProgressCallback | None = None,
-    ) -> ExecutionSummary: ...
+    def execute(self, request: ExecutionRequest) -> ExecutionSummary: ...
 
 
 ExecutorFactory = Callable[[ExecutorOptions], Executor]
