@@ -189,6 +189,39 @@ def test_retries_and_backoff_flags_set_the_attempts_against_a_failing_server(pro
         assert len(server.raw) == 2  # agent.yaml's 3 retries would make 4 attempts
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_server_that_cannot_be_reached_stops_the_run_and_resume_finishes_it(
+    project: ProjectPaths, tmp_path: Path, workers: str
+) -> None:
+    """No episode can run without the server, so the first one that cannot connect stops the session
+    (not one event per episode up to --max-events); the episodes not run have no event, and --resume
+    with the server up runs them all and resolves the events."""
+    run_dir = tmp_path / "run"
+    tasks = "S1-en-01,S1-en-02,S2-ko-01,S2-ko-02,S3-en-01,S3-ko-01"
+    scope = ["--conditions", "SR-5-STATIC", "--catalogs", "100", "--tasks", tasks, "--no-plots"]
+    code, out = sr(
+        project, "run", "--agent", "openai", "--model", "tiny", *scope, "--workers", workers,
+        "--base-url", "http://127.0.0.1:9/v1", "--retries", "0", "--no-cache", "--run-dir", str(run_dir),
+    )  # fmt: skip
+    assert code != 0, out
+    assert (
+        "stopped early: the model server at http://127.0.0.1:9/v1/chat/completions cannot be reached" in out
+    )
+    with EpisodeStore(run_dir, readonly=True) as store:
+        events, committed = store.events(unresolved_only=True), store.committed_keys()
+    assert committed == set()
+    # One episode inline; at most the batches in flight (two per worker) in the pool, of six.
+    assert 1 <= len(events) <= (1 if workers == "1" else 4), events
+    with loopback(Loopback(answer=final_answer)) as server:
+        code, out = sr(
+            project, "run", "--model", "tiny", "--workers", workers, "--no-plots",
+            "--base-url", server.base_url, "--no-cache", "--run-dir", str(run_dir), "--resume",
+        )  # fmt: skip
+    assert code == 0, out
+    with EpisodeStore(run_dir, readonly=True) as store:
+        assert len(store.committed_keys()) == 6 and store.events(unresolved_only=True) == []
+
+
 def test_a_template_that_hides_parts_is_a_warning_in_manifest_report_and_console(
     project: ProjectPaths, tmp_path: Path
 ) -> None:

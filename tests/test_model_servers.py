@@ -285,14 +285,19 @@ def test_client_errors_are_not_retried_and_a_missing_server_is_one_clear_error()
         client = ChatClient(
             base_url=server.base_url, transport=Transport(retries=2, backoff_s=0), sleep=lambda _: None
         )
-        with pytest.raises(ModelServerError, match="HTTP 400"):
+        with pytest.raises(ModelServerError, match="HTTP 400") as answered:
             client.post(b"{}")
         assert client.calls == 1
+        assert answered.value.stops_session is None  # the server answered: this request's trouble
     dead = ChatClient(
         base_url="http://127.0.0.1:9/v1", transport=Transport(retries=1, backoff_s=0), sleep=lambda _: None
     )
-    with pytest.raises(ModelServerError, match="cannot connect"):
+    with pytest.raises(ModelServerError, match="cannot connect") as refused:
         dead.post(b"{}")
+    assert (
+        refused.value.stops_session
+        == "the model server at http://127.0.0.1:9/v1/chat/completions cannot be reached"
+    )
 
 
 def test_a_server_id_names_a_server_that_moved_to_another_port(tmp_path: Path) -> None:

@@ -290,3 +290,21 @@ def test_the_model_call_cache_is_shared_by_every_worker(
     fresh = model_run("fresh-local", "local", 1, no_cache=True)  # the server again, the local executor
     assert len(_Model.calls) == 2 * server_calls
     assert scored_bytes(fresh) == scored_bytes(first)
+
+
+def test_a_model_server_that_cannot_be_reached_stops_the_ray_session(
+    cluster: str, project: dict[str, Any], tmp_path: Path
+) -> None:
+    """As on the local executor: the first episode that cannot connect stops scheduling; only the
+    batches already in flight (two per actor) record an event, and nothing is committed."""
+    scope = {"tasks": "S1,S3,en", "conditions": "C5", "catalogs": "100"}  # 12 episodes
+    agent_options = {"base_url": "http://127.0.0.1:9/v1", "model": "loopback", "retries": 0, "no_cache": True}
+    outcome = run(
+        project["paths"], compiled=project["compiled"], agent="openai", agent_options=agent_options,
+        executor="ray", workers=2, plots=False, run_dir=tmp_path / "down", **scope,
+    )  # fmt: skip
+    assert outcome.exit_code != 0
+    recorded = events(outcome.run_dir)
+    assert 1 <= len(recorded) <= 4 and {e["kind"] for e in recorded} == {"episode_exception"}, recorded
+    session = read_manifest(outcome.run_dir).sessions[-1]
+    assert session.committed == 0 and session.infrastructure_events == len(recorded)

@@ -26,7 +26,14 @@ MAX_RETRY_AFTER_S = 120.0
 
 class ModelServerError(SchemaRouterError):
     """The model server did not answer usefully after retries (an infrastructure event in a run; one
-    line and exit 1 on the command line)."""
+    line and exit 1 on the command line). ``stops_session`` is set when no attempt could connect: every
+    further episode would fail the same way, so a run stops scheduling (runtime/run/outcomes.py) and
+    ``--resume`` continues once the server is up. A server that answers badly or slowly does not stop
+    the run: that can be one request's trouble."""
+
+    def __init__(self, message: str, *, stops_session: str | None = None) -> None:
+        super().__init__(message)
+        self.stops_session = stops_session
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,7 @@ class ChatClient:
 
     def post(self, body: bytes) -> dict[str, Any]:
         last_error = "no attempt"
+        connected = False  # did any attempt reach the server?
         for attempt in range(self.transport.retries + 1):
             self.calls += 1
             wait: float | None = None
@@ -96,7 +104,9 @@ class ChatClient:
                 response = self.client().post(self.url, content=body)
             except httpx.TransportError as err:
                 last_error = _transport_error(err)
+                connected = connected or not isinstance(err, httpx.ConnectError)
             else:
+                connected = True
                 if response.status_code == 200:
                     try:
                         data = json.loads(response.content)
@@ -118,7 +128,8 @@ class ChatClient:
                     if wait is not None
                     else backoff_delay(attempt + 1, self.transport.backoff_s, self.rng)
                 )
-        raise ModelServerError(f"model server at {self.url} failed: {last_error}")
+        unreachable = None if connected else f"the model server at {self.url} cannot be reached"
+        raise ModelServerError(f"model server at {self.url} failed: {last_error}", stops_session=unreachable)
 
 
 def _transport_error(err: httpx.TransportError) -> str:

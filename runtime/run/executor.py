@@ -32,6 +32,7 @@ from schemarouter.runtime.run.outcomes import (
     Failure,
     Sink,
     failure,
+    run_batch,
     run_one,
 )
 from schemarouter.runtime.run.scope import EpisodeKey
@@ -64,8 +65,9 @@ def _execute_inline(
         return sink.summary("the engine failed to load")
     for key in keys:
         sink.accept(key, run_one(engine, loaded, key))
-        if sink.events >= max_events:
-            return sink.summary(f"{sink.events} infrastructure events")
+        stop = sink.stop_reason(max_events)
+        if stop is not None:
+            return sink.summary(stop)
     return sink.summary(None)
 
 
@@ -116,8 +118,8 @@ def _execute_pool(
                     continue
                 for key, outcome in results:
                     sink.accept(key, outcome)
-            if stopped is None and sink.events >= max_events:
-                stopped = f"{sink.events} infrastructure events"
+            if stopped is None:
+                stopped = sink.stop_reason(max_events)
             if stopped is None:
                 submit_more()
     finally:
@@ -176,7 +178,7 @@ def _worker_run(keys: list[EpisodeKey]) -> list[tuple[EpisodeKey, EpisodeRecord 
     load_failure = _WORKER.get("load_failure")
     if load_failure is not None:
         return [(key, load_failure) for key in keys]
-    return [(key, run_one(_WORKER["engine"], _WORKER["loaded"], key)) for key in keys]
+    return run_batch(keys, lambda key: run_one(_WORKER["engine"], _WORKER["loaded"], key))
 
 
 def die_with_parent() -> None:

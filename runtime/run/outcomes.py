@@ -9,7 +9,7 @@ episode, an infrastructure event per failure, and the counts of the session.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from schemarouter.runtime.run.engine_port import (
@@ -49,12 +49,15 @@ class ExecutionRequest:
 
 @dataclass(frozen=True)
 class Failure:
-    """An infrastructure failure, as it travels from a worker to the parent."""
+    """An infrastructure failure, as it travels from a worker to the parent. ``stops_session``: why
+    every further episode would fail the same way (a model server that cannot be reached), so the
+    session stops scheduling at once; set from the exception's ``stops_session`` attribute."""
 
     kind: str
     error_type: str
     message: str
     traceback: str
+    stops_session: str | None = None
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Sink:
         self.store, self.session, self.total, self.on_progress = store, session, total, on_progress
         self.done = self.committed = self.events = 0
         self.model_calls: dict[str, int] | None = None
+        self.stopping: str | None = None  # the first failure that stops the session
 
     def accept(self, key: EpisodeKey, outcome: EpisodeRecord | Failure) -> None:
         if isinstance(outcome, Failure):
@@ -111,8 +115,17 @@ class Sink:
             session=self.session,
         )
         self.events += 1
+        if failure.stops_session and self.stopping is None:
+            self.stopping = failure.stops_session
         if key is not None and not retrying:
             self._advance()
+
+    def stop_reason(self, max_events: int) -> str | None:
+        """Why no further episode should be scheduled, if one should not: a failure that every further
+        episode would repeat, or ``max_events`` infrastructure events in this session."""
+        if self.stopping is not None:
+            return self.stopping
+        return f"{self.events} infrastructure events" if self.events >= max_events else None
 
     def _advance(self) -> None:
         self.done += 1
@@ -144,10 +157,26 @@ def run_one(engine: EpisodeEngine, loaded: LoadedEngine, key: EpisodeKey) -> Epi
         return failure("episode_exception", err)
 
 
+def run_batch(
+    keys: Iterable[EpisodeKey], outcome_of: Callable[[EpisodeKey], EpisodeRecord | Failure]
+) -> list[tuple[EpisodeKey, EpisodeRecord | Failure]]:
+    """A worker's batch in order. After a failure that stops the session the rest of the batch is not
+    run: no record and no event for those, so the next ``--resume`` runs them."""
+    out: list[tuple[EpisodeKey, EpisodeRecord | Failure]] = []
+    for key in keys:
+        outcome = outcome_of(key)
+        out.append((key, outcome))
+        if isinstance(outcome, Failure) and outcome.stops_session:
+            break
+    return out
+
+
 def failure(kind: str, err: BaseException) -> Failure:
+    stops = getattr(err, "stops_session", None)
     return Failure(
         kind=kind,
         error_type=type(err).__name__,
         message=str(err)[:2000],
         traceback="".join(traceback.format_exception(err))[-8000:],
+        stops_session=stops if isinstance(stops, str) and stops else None,
     )

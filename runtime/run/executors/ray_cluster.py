@@ -180,8 +180,8 @@ class _Driver:
                     if generation == self.generation[slot]:
                         self.load[slot] -= 1
                     self._collect(ref, slot, generation, batch, queue)
-                if stopped is None and self.sink.events >= self.max_events:
-                    stopped = f"{self.sink.events} infrastructure events"
+                if stopped is None:
+                    stopped = self.sink.stop_reason(self.max_events)
         finally:
             self._stop()
         return self.sink.summary(stopped)

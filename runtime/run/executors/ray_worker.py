@@ -17,7 +17,7 @@ from typing import Any
 from schemarouter.runtime.agents.call_cache import install_cache_opener
 from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
 from schemarouter.runtime.run.executors.ray_cache import remote_opener
-from schemarouter.runtime.run.outcomes import Failure, failure, run_one
+from schemarouter.runtime.run.outcomes import Failure, failure, run_batch, run_one
 from schemarouter.runtime.run.scope import EpisodeKey
 
 WorkerResult = list[tuple[EpisodeKey, EpisodeRecord | Failure]]
@@ -33,11 +33,11 @@ class EpisodeWorker:
             install_cache_opener(remote_opener(importlib.import_module("ray"), owners))
 
     def run(self, keys: list[EpisodeKey]) -> WorkerResult:
-        out: WorkerResult = []
-        for key in keys:
-            loaded = self._load(key.catalog)
-            out.append((key, loaded if isinstance(loaded, Failure) else run_one(self._engine, loaded, key)))
-        return out
+        return run_batch(keys, self._outcome)
+
+    def _outcome(self, key: EpisodeKey) -> EpisodeRecord | Failure:
+        loaded = self._load(key.catalog)
+        return loaded if isinstance(loaded, Failure) else run_one(self._engine, loaded, key)
 
     def pid(self) -> int:
         return os.getpid()
