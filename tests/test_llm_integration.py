@@ -15,6 +15,7 @@ import pytest
 from rich.console import Console
 from run_support import frozen_project
 
+from schemarouter.application.diagnostics import explain_run
 from schemarouter.application.run import RunDeps, RunRequest, run_experiment
 from schemarouter.runtime.run.store import EpisodeStore
 
@@ -87,6 +88,16 @@ def test_real_model_episodes_are_recorded_and_replay_from_the_cache(tmp_path: Pa
     summary = run_agreement(first.run_dir, constrained=True)
     tolerance = TOLERANCES["constrained"]
     assert summary["turns"] > 0 and summary["within"] == summary["turns"], (summary, tolerance.why)
+    # The diagnostics read real-model traces as they read the reference agent's: every failed episode
+    # gets exactly one cause, and sr explain prints them.
+    explained = explain_run(first.run_dir)
+    rows = _scores(first.run_dir)
+    taxonomy = explained.report["diagnostics"]["failure_taxonomy"]["by_condition"]
+    for condition in ("SR-5-STATIC", "SR-5-STATE-AWARE"):
+        cell = taxonomy[condition]["100"]
+        failures = sum(1 for r in rows if r["condition"] == condition and not r["task_pass"])
+        assert cell["failures"] == failures and sum(cell["causes"].values()) == failures, cell
+    assert "Failure taxonomy" in explained.text and "agent openai" in explained.text
 
 
 def test_the_recorded_constrained_prompts_tokenize_to_the_servers_count() -> None:
