@@ -235,6 +235,33 @@ def test_report_html_in_headless_chromium(scored: dict[str, Any]) -> None:
     assert (ARTIFACTS / "report_html_episode.png").stat().st_size > 10_000
 
 
+def test_a_registered_html_section_takes_its_place_in_the_page_and_its_navigation(
+    scored: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A new report.html section is one decorated function (as a module of runtime/report/sections/
+    would define it): it comes out by order between the built-ins, linked from the navigation, with
+    its title escaped; codes are taken once and must be usable as HTML ids."""
+    from schemarouter.runtime.report import html_section_registry as registry
+    from schemarouter.runtime.report.html import render_html
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+
+    @registry.html_section("verdict-note", order=15, title="Notes <on> the verdict", nav="Notes")
+    def _notes(report: dict[str, Any]) -> str:
+        return f"<p>{len(report['gate']['by_catalog'])} catalog sizes</p>"
+
+    page = render_html(scored["report"], [], [])
+    ids = [part.split('"', 1)[0] for part in page.split('<section id="')[1:]]
+    assert ids == ["gate", "verdict-note", "breakdowns", "traces"]
+    assert '<a href="#verdict-note">Notes</a>' in page
+    assert "<h2>Notes &lt;on&gt; the verdict</h2>" in page
+    assert f"<p>{len(scored['report']['gate']['by_catalog'])} catalog sizes</p>" in page
+    with pytest.raises(ValueError, match="registered twice"):
+        registry.html_section("gate", order=10, title="Gate")(lambda report: "")
+    with pytest.raises(ValueError, match="lowercase letters"):
+        registry.html_section("Bad Id", order=1, title="x")
+
+
 def test_golden_check_compares_the_pinned_payload_not_the_report_version(
     scored: dict[str, Any], tmp_path: Path
 ) -> None:

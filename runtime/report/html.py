@@ -1,10 +1,11 @@
 """``report.html``: one self-contained page per scored run (no network: inline CSS, JS and data).
 
-It holds the verdict, a gate forest (inline SVG drawn here), the diagnostics tables
-(``explain.diagnostics_tables``) and a trace viewer: every episode with filters (condition, catalog,
-stratum, language, pass/fail, failure cause) that opens one turn by turn (exposure, the retrieval
-calls' text and ranking, decision, gate audit, result, state). The stored traces are embedded as
-gzip-compressed JSON (base64) and unpacked by the browser's own ``DecompressionStream``.
+It holds the verdict and its registered sections (``html_section_registry.py``): a gate forest (inline
+SVG drawn here), the diagnostics tables (``explain.diagnostics_tables``) and a trace viewer: every
+episode with filters (condition, catalog, stratum, language, pass/fail, failure cause) that opens one
+turn by turn (exposure, the retrieval calls' text and ranking, decision, gate audit, result, state).
+The stored traces are embedded as gzip-compressed JSON (base64) and unpacked by the browser's own
+``DecompressionStream``.
 The page's script and style are ``assets/report.js`` and ``assets/report.css`` beside this module.
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 
 from schemarouter.runtime.diagnostics.episode_facts import EpisodeFacts
 from schemarouter.runtime.report.explain import diagnostics_tables
+from schemarouter.runtime.report.html_section_registry import html_section, registered_html_sections
 from schemarouter.runtime.report.intervals_text import FLAG_MARK, fmt_interval
 from schemarouter.runtime.report.numbers import fmt_number
 from schemarouter.runtime.run import jsonio
@@ -51,7 +53,6 @@ def render_html(report: dict[str, Any], facts: Sequence[EpisodeFacts], traces: S
     gate = report["gate"]
     pilot = report.get("pilot")
     title = f"{'PILOT: ' if pilot else ''}SchemaRouter {report['experiment_id']}: gate {gate['verdict']}"
-    tables = "\n".join(_table_html(t) for t in diagnostics_tables(report))
     meta = {
         "conditions": report["scope"]["conditions"],
         "catalogs": report["scope"]["catalogs"],
@@ -69,6 +70,12 @@ def render_html(report: dict[str, Any], facts: Sequence[EpisodeFacts], traces: S
         surface = html.escape(pilot["surface"])
         notes += f"<strong>PILOT on the {surface} surface: never scoring of record.</strong>"
     verdict_class = {"PASS": "pass", "FAIL": "fail"}.get(gate["verdict"], "na")
+    sections = registered_html_sections()
+    nav = " ·\n".join(f'<a href="#{s.code}">{html.escape(s.nav)}</a>' for s in sections)
+    parts = "\n".join(
+        f'<section id="{s.code}"><h2>{html.escape(s.title)}</h2>\n{s.fn(report)}\n</section>'
+        for s in sections
+    )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -83,31 +90,41 @@ def render_html(report: dict[str, Any], facts: Sequence[EpisodeFacts], traces: S
 <code>{html.escape(str(report["freeze_root_hash"]))}</code>.
 {notes}
 </p>
-<nav><a href="#gate">Gate</a> · <a href="#breakdowns">Breakdowns</a> ·
-<a href="#traces">Trace viewer</a></nav>
+<nav>{nav}</nav>
 </header>
-<section id="gate"><h2>Gate forest</h2>
-<p>Each criterion's statistic with its 95% interval at every catalog size; the dashed line is the
-threshold; green passes, red fails. {FLAG_MARK} marks an interval that is not an honest interval.</p>
-{gate_forest_svg(report)}
-{_gate_table(report)}
-</section>
-<section id="breakdowns"><h2>Breakdowns (from the stored traces)</h2>
-{tables or "<p>No diagnostics in this report.</p>"}
-</section>
-<section id="traces"><h2>Trace viewer</h2>
-<div id="filters"></div>
-<p id="count"></p>
-<table id="episode-list"><thead><tr><th>task</th><th>condition</th><th>catalog</th><th>stratum</th>
-<th>language</th><th>result</th><th>failure cause</th></tr></thead><tbody></tbody></table>
-<div id="episode"></div>
-</section>
+{parts}
 <script type="application/json" id="meta">{_script_json(meta)}</script>
 <script type="application/json" id="episodes-data">{_script_json(episodes)}</script>
 <script type="text/plain" id="traces-data">{base64.b64encode(packed).decode("ascii")}</script>
 <script>{js}</script>
 </body></html>
 """
+
+
+@html_section("gate", order=10, title="Gate forest", nav="Gate")
+def _gate_section(report: dict[str, Any]) -> str:
+    return f"""<p>Each criterion's statistic with its 95% interval at every catalog size; the dashed line
+is the threshold; green passes, red fails. {FLAG_MARK} marks an interval that is not an honest
+interval.</p>
+{gate_forest_svg(report)}
+{_gate_table(report)}"""
+
+
+@html_section("breakdowns", order=20, title="Breakdowns (from the stored traces)", nav="Breakdowns")
+def _breakdowns_section(report: dict[str, Any]) -> str:
+    tables = "\n".join(_table_html(t) for t in diagnostics_tables(report))
+    return tables or "<p>No diagnostics in this report.</p>"
+
+
+@html_section("traces", order=30, title="Trace viewer")
+def _traces_section(report: dict[str, Any]) -> str:
+    """The viewer's frame; report.js fills it from the page's embedded episodes and traces."""
+    del report
+    return """<div id="filters"></div>
+<p id="count"></p>
+<table id="episode-list"><thead><tr><th>task</th><th>condition</th><th>catalog</th><th>stratum</th>
+<th>language</th><th>result</th><th>failure cause</th></tr></thead><tbody></tbody></table>
+<div id="episode"></div>"""
 
 
 def _script_json(value: Any) -> str:
