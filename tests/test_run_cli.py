@@ -267,6 +267,8 @@ def test_bench_run_prints_timings_and_leaves_nothing_behind(project: ProjectPath
     code, output = sr(paths, "bench", "run", "--workers", "2")
     assert code == 0, output
     assert "episodes/s" in output and "bootstrap + gate" in output and "2700 episodes" in output
+    assert "s CPU (this process and its workers)" in output
+    assert re.search(r"reference run: [0-9.]+ s wall \(target <= 5 s: (met|NOT met)\), [0-9.]+ s CPU", output)
     assert not OUTCOME_WORDS.search(output.replace("0.", "")), output
     assert list(paths.build_dir.glob("bench-run-*")) == []
     assert paths.lock_file.read_bytes() == lock_before and _run_dirs(paths) == runs_before

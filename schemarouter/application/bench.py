@@ -28,6 +28,8 @@ TURN_TARGET_MS = 0.3
 ANCHOR_TARGET_RATIO = 10.0
 SR5_GROWTH_TARGET = 2.0
 FULL_TURN_TARGET_MS = 50.0
+REFERENCE_WALL_TARGET_S = 5.0  # `sr bench run`: the full reference run on 2 workers
+REFERENCE_CPU_TARGET_S = 6.0
 
 
 def parse_sizes(text: str, option: str) -> list[int]:
