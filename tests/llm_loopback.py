@@ -1,6 +1,6 @@
 """A real loopback HTTP server (http.server in a thread on 127.0.0.1) that plays a chat-completions
 server: it answers scripted responses, or computes one per request, and keeps every raw body and the
-client port it came from."""
+client port it came from. ``serving`` and ``send_json`` are the parts other tests' handlers share."""
 
 from __future__ import annotations
 
@@ -43,14 +43,7 @@ def _handler(state: Loopback) -> type[BaseHTTPRequestHandler]:
                 status, payload, headers = 200, state.answer(json.loads(data)), {}
             else:
                 status, payload, headers = 500, {"error": {"message": "script exhausted"}}, {}
-            body = json.dumps(payload).encode()
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_json(self, status, payload, headers)
 
         def log_message(self, *args: Any) -> None:
             pass
@@ -58,19 +51,40 @@ def _handler(state: Loopback) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def send_json(
+    handler: BaseHTTPRequestHandler, status: int, payload: Any, headers: dict[str, str] | None = None
+) -> None:
+    """Answer ``handler``'s request with ``payload`` as JSON."""
+    body = json.dumps(payload).encode()
+    handler.send_response(status)
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 @contextmanager
-def loopback(state: Loopback | None = None) -> Iterator[Loopback]:
-    state = state or Loopback()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` on a free loopback port for the block; yields the server's base URL (``.../v1``)."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     # A short poll interval: shutdown() waits for the next poll (0.5 s by default), on every test.
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
-    state.base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     try:
-        yield state
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@contextmanager
+def loopback(state: Loopback | None = None) -> Iterator[Loopback]:
+    state = state or Loopback()
+    with serving(_handler(state)) as base_url:
+        state.base_url = base_url
+        yield state
 
 
 def final_answer(request: dict[str, Any]) -> dict[str, Any]:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from llm_loopback import send_json, serving
 
 from schemarouter.runtime.agents.model_cache import ModelCallCache, request_key, serialize_request
 from schemarouter.runtime.agents.openai_agent import (
@@ -138,12 +138,7 @@ class _Replay(BaseHTTPRequestHandler):
         body = json.loads(data)
         type(self).received.append(body)
         status, payload = type(self).responses.pop(0) if type(self).responses else (500, {"error": "empty"})
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, status, payload)
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -153,13 +148,8 @@ class _Replay(BaseHTTPRequestHandler):
 def server() -> Iterator[str]:
     _Replay.responses = []
     _Replay.received = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Replay)
-    # A short poll interval: shutdown() waits for the next poll (0.5 s by default), on every test.
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(_Replay) as base_url:
+        yield base_url
 
 
 def test_cache_replays_without_calling_the_server(server: str, tmp_path: Path) -> None:

@@ -16,12 +16,13 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 from extras import require_module
+from llm_loopback import send_json, serving
 from ray_support import (
     RAY_MEMORY,
     SUBSET,
@@ -223,12 +224,7 @@ class _Model(BaseHTTPRequestHandler):
         body = self.rfile.read(int(self.headers["Content-Length"]))
         with type(self).lock:
             type(self).calls.append(body.decode())
-        data = json.dumps(model_reply(json.loads(body))).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, 200, model_reply(json.loads(body)))
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -237,13 +233,8 @@ class _Model(BaseHTTPRequestHandler):
 @pytest.fixture
 def model_server() -> Iterator[str]:
     _Model.calls = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Model)
-    # A short poll interval: shutdown() waits for the next poll (0.5 s by default), on every test.
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(_Model) as base_url:
+        yield base_url
 
 
 def test_the_model_call_cache_is_shared_by_every_worker(
