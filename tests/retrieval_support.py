@@ -11,6 +11,8 @@ from schemarouter.application.retrieval_io import read_retriever_file
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec
+from schemarouter.runtime.simulator.result import ObservedField, ToolResult
+from schemarouter.runtime.state.model import ObservableState
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -41,3 +43,31 @@ def twins(n: int, summary: str = "Send a message to a channel.") -> list[Endpoin
         )
         for i in range(n)
     ]
+
+
+def geocoded(
+    latitude: float,
+    *,
+    longitude: float | None = None,
+    place_id: str | None = None,
+    message: str = "free text",
+) -> ObservableState:
+    """The state after geo.geocode.v1 answered ok with a latitude (and, if given, a longitude and a stable
+    place ID). ``message`` is the result's free text, which must never reach retrieval."""
+    fields = [ObservedField(name="latitude", semantic_id="geo.latitude", json_type="number", value=latitude)]
+    if longitude is not None:
+        fields.append(
+            ObservedField(name="longitude", semantic_id="geo.longitude", json_type="number", value=longitude)
+        )
+    if place_id is not None:
+        fields.append(
+            ObservedField(
+                name="place_id",
+                semantic_id="geo.place_id",
+                json_type="string",
+                value=place_id,
+                stable_identifier=True,
+            )
+        )
+    result = ToolResult(route_id="geo.geocode.v1", status="ok", fields=tuple(fields), message=message)
+    return ObservableState.initial().after_result(result)

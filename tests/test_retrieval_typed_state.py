@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from retrieval_support import frozen_spec
+from retrieval_support import frozen_spec, geocoded
 from retrieval_toy_catalog import TOY_CATALOG
 
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.retrieval import RetrievalIndex, StateAwareRetriever, build_strategy
 from schemarouter.runtime.retrieval.strategies._reading import TypedState
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
+from schemarouter.runtime.simulator.result import ToolResult
 from schemarouter.runtime.state import ObservableState
 
 ENDPOINTS = tuple(
@@ -29,24 +29,7 @@ def _typed(**params: object):  # type: ignore[no-untyped-def]
 
 
 def _geocoded() -> ObservableState:
-    return ObservableState.initial().after_result(
-        ToolResult(
-            route_id="geo.geocode.v1",
-            status="ok",
-            fields=(
-                ObservedField(name="latitude", semantic_id="geo.latitude", json_type="number", value=48.8),
-                ObservedField(name="longitude", semantic_id="geo.longitude", json_type="number", value=2.3),
-                ObservedField(
-                    name="place_id",
-                    semantic_id="geo.place_id",
-                    json_type="string",
-                    value="P-1",
-                    stable_identifier=True,
-                ),
-            ),
-            message="free text",
-        )
-    )
+    return geocoded(48.8, longitude=2.3, place_id="P-1")
 
 
 def test_key_names_never_become_terms() -> None:
