@@ -199,6 +199,7 @@ def test_reusing_a_current_build_loads_no_validator(project: ProjectPaths) -> No
 def test_the_compiler_package_names_resolve_lazily_and_only_those() -> None:
     import schemarouter.compiler as package
 
+    assert sorted(package.__all__) == sorted([*package._HOMES, *package._LOCK_NAMES])  # one list, no drift
     for name in package.__all__:
         assert callable(getattr(package, name)), name
     with pytest.raises(AttributeError, match="no attribute 'compile_everything'"):

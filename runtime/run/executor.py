@@ -21,7 +21,6 @@ import multiprocessing
 import os
 import signal
 import sys
-from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -42,44 +41,34 @@ def execute(request: ExecutionRequest) -> ExecutionSummary:
     """Run the request's keys (already minus the committed ones) and commit each finished episode.
 
     Stops scheduling new episodes after ``max_events`` infrastructure events in this session (a broken
-    engine should not burn through thousands of episodes); what was committed stays committed.
+    engine should not burn through thousands of episodes), or at once after a failure that stops the
+    session (``Sink.stop_reason``); what was committed stays committed.
     """
     sink = request.sink()
-    keys, engine, setup, max_events = request.keys, request.engine, request.setup, request.max_events
-    if not keys:
+    if not request.keys:
         return sink.summary(None)
     if request.workers <= 1:
-        return _execute_inline(keys, sink=sink, engine=engine, setup=setup, max_events=max_events)
-    return _execute_pool(
-        keys, sink=sink, engine=engine, setup=setup, workers=request.workers, max_events=max_events
-    )
+        return _execute_inline(request, sink)
+    return _execute_pool(request, sink)
 
 
-def _execute_inline(
-    keys: Sequence[EpisodeKey], *, sink: Sink, engine: EpisodeEngine, setup: EngineSetup, max_events: int
-) -> ExecutionSummary:
+def _execute_inline(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
+    engine = request.engine
     try:
-        loaded = engine.load(setup)
+        loaded = engine.load(request.setup)
     except Exception as err:
         sink.fail(None, failure("engine_load", err))
         return sink.summary("the engine failed to load")
-    for key in keys:
+    for key in request.keys:
         sink.accept(key, run_one(engine, loaded, key))
-        stop = sink.stop_reason(max_events)
+        stop = sink.stop_reason(request.max_events)
         if stop is not None:
             return sink.summary(stop)
     return sink.summary(None)
 
 
-def _execute_pool(
-    keys: Sequence[EpisodeKey],
-    *,
-    sink: Sink,
-    engine: EpisodeEngine,
-    setup: EngineSetup,
-    workers: int,
-    max_events: int,
-) -> ExecutionSummary:
+def _execute_pool(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
+    keys, engine, setup, workers = request.keys, request.engine, request.setup, request.workers
     chunk = max(1, min(8, len(keys) // (workers * 8)))
     chunks = [list(keys[i : i + chunk]) for i in range(0, len(keys), chunk)]
     pending = iter(chunks)
@@ -119,7 +108,7 @@ def _execute_pool(
                 for key, outcome in results:
                     sink.accept(key, outcome)
             if stopped is None:
-                stopped = sink.stop_reason(max_events)
+                stopped = sink.stop_reason(request.max_events)
             if stopped is None:
                 submit_more()
     finally:
