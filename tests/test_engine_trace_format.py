@@ -84,7 +84,14 @@ def test_metrics_recomputed_from_a_version_1_trace_are_the_same(engine: EngineRe
     trace = _trace(engine, "SR-PROGRESSIVE-STATIC", 11)
     old = _as_v1(trace)
     task = engine.tasks[trace.task_id]
-    again = episode_metrics(task=task, trace=old, ranks=True, catalog=engine.catalog(100), wall_ms=0.0)
+    again = episode_metrics(
+        task=task,
+        trace=old,
+        ranks=True,
+        catalog=engine.catalog(100),
+        wall_ms=0.0,
+        metric_ids=engine.metric_ids,
+    )
     assert {k: v for k, v in again.items() if k != "wall_latency_ms"} == {
         k: v for k, v in trace.metrics.items() if k != "wall_latency_ms"
     }
@@ -117,6 +124,7 @@ def test_rescoring_a_stored_trace_gives_the_engines_metrics(engine: EngineResour
             ranks=ranks,
             catalog=engine.catalog(100),
             wall_ms=0.0,
+            metric_ids=engine.metric_ids,
         )
         assert {k: v for k, v in again.items() if k != "wall_latency_ms"} == {
             k: v for k, v in trace.metrics.items() if k != "wall_latency_ms"

@@ -49,8 +49,15 @@ def test_a_new_metric_registers_where_it_is_defined_and_is_computed(monkeypatch:
         "milestones_total": 2,
         "milestones_reached": 1,
     }  # fmt: skip
-    values = episode_metrics(task=task, trace=trace, ranks=False, catalog=_NoRoutes(), wall_ms=1.0)
+    named = [m.id for m in registered_metrics()]
+    values = episode_metrics(
+        task=task, trace=trace, ranks=False, catalog=_NoRoutes(), wall_ms=1.0, metric_ids=named
+    )
     assert list(values)[-1] == "final_answer_turns" and values["final_answer_turns"] == 1
+    without = episode_metrics(
+        task=task, trace=trace, ranks=False, catalog=_NoRoutes(), wall_ms=1.0, metric_ids=named[:-1]
+    )
+    assert "final_answer_turns" not in without  # an experiment that does not name it never computes it
     assert values["state_completion"] == 0.5 and values["unique_candidates_exposed"] == 1
     assert values["next_tool_recall_at_5"] is None  # a condition that does not rank
 

@@ -39,6 +39,7 @@ class MetricsAudit:
     tasks: Mapping[str, Task]
     routes: Mapping[int, _Routes]
     ranks: Mapping[str, bool]
+    metric_ids: tuple[str, ...] = ()  # the experiment's metrics.yaml ids, in its order
 
     @classmethod
     def load(
@@ -55,6 +56,7 @@ class MetricsAudit:
             tasks={t.task_id: t for t in tasks},
             routes={size: _Routes(load_catalog(catalogs_dir, size).by_route()) for size in catalog_sizes},
             ranks={c.id: c.retrieval_query != "none" for c in compiled.conditions},
+            metric_ids=tuple(m.id for m in compiled.metrics),
         )
 
     def __call__(self, outcome: EpisodeOutcome) -> None:
@@ -89,6 +91,7 @@ class MetricsAudit:
                 ranks=self.ranks[key.condition],
                 catalog=self.routes[key.catalog],
                 wall_ms=outcome.wall_latency_ms or 0.0,
+                metric_ids=self.metric_ids,
             )
         except (ValueError, TypeError, KeyError, AttributeError) as err:
             raise SchemaRouterError(

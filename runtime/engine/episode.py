@@ -95,6 +95,7 @@ def run_episode(
         ranks=condition.retrieval_query != "none",
         catalog=cat,
         wall_ms=wall_ms,
+        metric_ids=resources.metric_ids,
         executed=episode.executed_turns,
     )
     return EpisodeTrace(

@@ -110,6 +110,7 @@ class EngineResources:
             tokenizer, per_message_overhead=acc.per_message_overhead, reply_priming=acc.reply_priming
         )
         self._conditions = {c.id: c for c in compiled.conditions}
+        self.metric_ids = tuple(m.id for m in compiled.metrics)  # computed: these, in spec order
 
     @classmethod
     def load(

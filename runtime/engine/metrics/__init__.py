@@ -1,5 +1,6 @@
 """Per-episode metric values, computed from the trace and the task alone (definitions: the experiment's
-metrics.yaml). One registered function per metric (``registry.metric``); ``episode_metrics`` runs them all.
+metrics.yaml). One registered function per metric (``registry.metric``); ``episode_metrics`` runs the
+ones the experiment names.
 
 Ratio metrics also carry their components, so the bootstrap can form ratios of sums:
 ``recall_hits`` / ``recall_decision_points``, ``recovered`` / ``initial_miss``,
@@ -15,6 +16,7 @@ from schemarouter.runtime.engine.metrics.registry import (
     episode_metrics,
     executed_calls_from_turns,
     metric,
+    metrics_named,
     registered_metrics,
 )
 
@@ -24,5 +26,6 @@ __all__ = [
     "episode_metrics",
     "executed_calls_from_turns",
     "metric",
+    "metrics_named",
     "registered_metrics",
 ]

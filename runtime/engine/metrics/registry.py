@@ -5,18 +5,20 @@ and returns its value, or, when it declares ``components``, a mapping holding it
 component (the numerator and denominator a ratio of sums needs). Every module of this package is
 imported on first use (``builtin`` first, then the others by name), so a new metric is one new module
 here, its test, and its entry in a successor's metrics.yaml: no central list to edit. The values come
-out in registration order, which is part of the trace's bytes: a new metric is appended, never
-inserted.
+out in the order of the experiment's metrics.yaml (``episode_metrics(metric_ids=...)``), which is part
+of the trace's bytes; only the metrics it names are computed, so a metric registered for a successor
+never reaches another experiment's traces.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
 from schemarouter.discovery import import_modules
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.policy.integrity import AttemptView
 from schemarouter.runtime.simulator.calls import ExecutedCall
@@ -62,6 +64,20 @@ def registered_metrics() -> tuple[RegisteredMetric, ...]:
     """Every registered metric, in registration order (``builtin`` first, then modules by name)."""
     import_modules(__name__.rsplit(".", 1)[0], first=("builtin",), skip=("registry",))
     return tuple(_REGISTRY.values())
+
+
+def metrics_named(metric_ids: Sequence[str]) -> tuple[RegisteredMetric, ...]:
+    """The registered metrics an experiment's metrics.yaml names, in its order: a metric registered for
+    another experiment is never computed, so it changes no byte of this one's traces. A named metric
+    without an implementation is one clear error."""
+    import_modules(__name__.rsplit(".", 1)[0], first=("builtin",), skip=("registry",))
+    missing = [m for m in metric_ids if m not in _REGISTRY]
+    if missing:
+        raise SchemaRouterError(
+            f"metrics.yaml names {', '.join(map(repr, missing))}, which no module of "
+            "runtime/engine/metrics/ registers (@metric)"
+        )
+    return tuple(_REGISTRY[m] for m in metric_ids)
 
 
 @dataclass
@@ -112,15 +128,17 @@ def episode_metrics(
     ranks: bool,
     catalog: RouteLookup,
     wall_ms: float,
+    metric_ids: Sequence[str],
     executed: list[tuple[int, ExecutedCall]] | None = None,
 ) -> MetricValues:
-    """Every registered metric of one episode. ``executed``: the engine's own (turn, call) list, equal to
-    what ``executed_calls_from_turns`` rebuilds from the trace; a stored trace is rescored without it."""
+    """The metrics ``metric_ids`` names (the compiled experiment's, in spec order) of one episode.
+    ``executed``: the engine's own (turn, call) list, equal to what ``executed_calls_from_turns``
+    rebuilds from the trace; a stored trace is rescored without it."""
     if executed is None:
         executed = executed_calls_from_turns(trace["turns"])
     view = EpisodeView(task, trace, ranks, catalog, wall_ms, executed)
     values: MetricValues = {}
-    for registered in registered_metrics():
+    for registered in metrics_named(metric_ids):
         value = registered.fn(view)
         if registered.components:
             assert isinstance(value, Mapping), registered.id
