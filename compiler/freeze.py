@@ -176,4 +176,5 @@ def _build_lock(
         scoring_started=None,
         annexes=(),
         migrations=previous.migrations if previous else (),
+        code=previous.code if previous else None,  # append-only: sr freeze pins a new record after it
     )

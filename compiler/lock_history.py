@@ -7,7 +7,7 @@ a migration) but never lose or rewrite what it recorded. Between two versions of
 * a freeze entry of the older ``history`` missing or changed in the newer one;
 * a ``scoring_started`` record removed or changed;
 * the root changed after scoring started, or changed to a root the newer history does not list;
-* an annex or a migration record removed;
+* an annex, a migration record or a code record removed or rewritten (appending one is growth);
 * the lock of an experiment whose scoring had started disappearing.
 
 ``head_lock_problems`` compares the working lock with HEAD's (so restoring an old lock or deleting
@@ -87,7 +87,7 @@ def append_only_problems(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         listed = {(e.get("root") or {}).get("digest") for e in new_history if isinstance(e, dict)}
         if _root_of(new) not in listed:
             problems.append(f"root: {_root_of(old)} -> {_root_of(new)}, a root no freeze in history made")
-    for key in ("annexes", "migrations"):
+    for key in ("annexes", "migrations", "code"):
         old_items, new_items = old.get(key) or [], new.get(key) or []
         if [_record_key(x) for x in new_items[: len(old_items)]] != [_record_key(x) for x in old_items]:
             problems.append(f"{key}: an earlier entry removed or rewritten")
@@ -102,7 +102,7 @@ def head_lock_problems(paths: ProjectPaths, lock: FreezeLock) -> list[str]:
     committed = _show_json(paths.root, "HEAD", paths.lock_display)
     if committed is None:
         return []
-    return [f"against HEAD: {p}" for p in append_only_problems(committed, lock.model_dump(mode="json"))]
+    return [f"against HEAD: {p}" for p in append_only_problems(committed, lock.data())]
 
 
 def _experiment_locks(root: Path, commit: str) -> dict[str, str]:

@@ -33,6 +33,7 @@ from schemarouter.atomic_write import write_text_atomic
 from schemarouter.errors import SchemaRouterError
 from schemarouter.jcs import dumps as jcs_dumps
 from schemarouter.runtime.spec_model._base import FrozenModel
+from schemarouter.runtime.spec_model.code_record import CodeRecord
 from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
 
 if TYPE_CHECKING:
@@ -43,6 +44,8 @@ ROOT_RULE = (
     "sha256 of the RFC 8785 JSON of [[path, file digest hex], ...] over every frozen file, sorted by path"
 )
 DIGEST_RULE = "sha256 of the RFC 8785 JSON of the whole lock without its lock_digest key"
+# Keys added to version 2 without a version bump: left out of the file while absent (``FreezeLock.data``).
+OPTIONAL_KEYS: Final = ("code",)
 
 
 class FreezeRecord(FrozenModel):
@@ -122,6 +125,11 @@ class FreezeLock(FrozenModel):
         default=(), description="Files frozen after the root without changing it; see the module docs."
     )
     migrations: tuple[Migration, ...] = Field(default=(), description="Format migrations, oldest first.")
+    code: tuple[CodeRecord, ...] | None = Field(
+        default=None,
+        description="The code records (runtime/spec_model/code_record.py), oldest first; the key is left "
+        "out of the file while there is none, so a lock written before it existed keeps its bytes.",
+    )
     lock_digest: Digest | None = Field(
         default=None, description="sha256 of the RFC 8785 JSON of this lock without this key (DIGEST_RULE)."
     )
@@ -135,9 +143,23 @@ class FreezeLock(FrozenModel):
         """Every file the lock covers: the root's files and the annexed ones."""
         return {**self.files, **self.annexed}
 
+    @property
+    def current_code(self) -> CodeRecord | None:
+        """The last code record pinned under this lock's root, if any."""
+        pinned = [r for r in self.code or () if r.root == self.root]
+        return pinned[-1] if pinned else None
+
+    def data(self) -> dict[str, Any]:
+        """The lock as JSON data; optional keys added after version 2 are omitted while absent."""
+        data = self.model_dump(mode="json")
+        for key in OPTIONAL_KEYS:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
     def sealed(self) -> FreezeLock:
         """This lock with its lock_digest computed."""
-        return self.model_copy(update={"lock_digest": content_digest(self.model_dump(mode="json"))})
+        return self.model_copy(update={"lock_digest": content_digest(self.data())})
 
 
 def content_digest(data: dict[str, Any]) -> Digest:
@@ -192,7 +214,7 @@ def read_lock(
 
 def lock_json(lock: FreezeLock) -> str:
     """The lock's file text: sorted keys, 2-space indent, UTF-8 as is, trailing newline."""
-    return json.dumps(lock.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(lock.data(), sort_keys=True, ensure_ascii=False, indent=2) + "\n"
 
 
 def write_lock(path: Path, lock: FreezeLock) -> None:

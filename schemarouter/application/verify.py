@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from schemarouter.application.code_digest import SourceTree
 from schemarouter.compiler.lock_history import history_problems
-from schemarouter.compiler.verify import verify_project
+from schemarouter.compiler.verify import VerifyReport, verify_project
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths, experiment_ids
 
@@ -23,9 +24,17 @@ class VerifyOutcome:
         self.errors.append(text)
 
 
-def verify_experiments(paths: ProjectPaths, *, all_experiments: bool, history: bool) -> VerifyOutcome:
-    """Verify the chosen experiment (or every experiment with a lock) and, with ``history``, the
-    append-only record of every lock through git history."""
+def verify_experiments(
+    paths: ProjectPaths,
+    *,
+    all_experiments: bool,
+    history: bool,
+    canaries: bool = False,
+    source: SourceTree | None = None,
+) -> VerifyOutcome:
+    """Verify the chosen experiment (or every experiment with a lock), its code record (``canaries``:
+    rerun them even when every implementation digest matches) and, with ``history``, the append-only
+    record of every lock through git history."""
     outcome = VerifyOutcome()
     targets = [paths]
     if all_experiments and paths.experiment is not None:
@@ -41,6 +50,7 @@ def verify_experiments(paths: ProjectPaths, *, all_experiments: bool, history: b
             continue
         if report.clean:
             outcome.lines.append(report.message())
+            _verify_code(outcome, target, report, canaries=canaries, source=source)
         else:
             outcome.fail(report.message())
     if history:
@@ -50,3 +60,23 @@ def verify_experiments(paths: ProjectPaths, *, all_experiments: bool, history: b
         if not problems:
             outcome.lines.append(f"history: OK, {commits} commits touching spec/: every lock only grew")
     return outcome
+
+
+def _verify_code(
+    outcome: VerifyOutcome,
+    paths: ProjectPaths,
+    report: VerifyReport,
+    *,
+    canaries: bool,
+    source: SourceTree | None,
+) -> None:
+    from schemarouter.application.code_pin import check_code
+
+    try:
+        check = check_code(paths, report.lock, canaries=canaries, source=source)
+    except SchemaRouterError as err:
+        outcome.fail(f"{paths.lock_display}: code: {err}")
+        return
+    outcome.lines += check.notes
+    for problem in check.problems:
+        outcome.fail(problem)

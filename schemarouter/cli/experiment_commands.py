@@ -1,4 +1,5 @@
-"""`sr experiments`, `sr experiment new`, `sr deviations`, `sr lock migrate`: experiments as data."""
+"""`sr experiments`, `sr experiment new`, `sr deviations`, `sr lock migrate`, `sr lock pin-code`: experiments
+as data."""
 
 from __future__ import annotations
 
@@ -96,3 +97,16 @@ def lock_migrate(
     from schemarouter.compiler.lock_migrate import migrate_lock
 
     typer.echo(migrate_lock(paths(ctx, experiment), reason=reason))
+
+
+@lock_app.command("pin-code")
+def lock_pin_code(
+    ctx: typer.Context,
+    reason: Annotated[str, typer.Option("--reason", help="Why the code is pinned now (kept in the record).")],
+    experiment: ExperimentOpt = None,
+) -> None:
+    """Annex the code record to a frozen experiment's lock: each component's implementation digest and
+    its behavioural canaries on the development surface. The root and every frozen file stay as they are."""
+    from schemarouter.application.code_pin import pin_code
+
+    typer.echo(pin_code(paths(ctx, experiment), reason=reason))

@@ -63,11 +63,13 @@ def freeze(
     Re-freezing appends to the lock's history and is allowed until the first scored run.
     After it, any change to a frozen file is refused. Freezing unchanged files does nothing.
     """
+    from schemarouter.application.code_pin import pin_code
     from schemarouter.compiler import freeze_project
 
     project = require_project(ctx, experiment)
     result = freeze_project(project, reason=reason)
     typer.echo(result.message())
+    typer.echo(pin_code(project, reason=reason))  # the code the freeze executes, annexed to its lock
 
 
 @app.command()
@@ -84,6 +86,14 @@ def verify(
             "that disappears, or a recorded root rewritten, fails naming the commit.",
         ),
     ] = False,
+    canaries: Annotated[
+        bool,
+        typer.Option(
+            "--canaries",
+            help="Rerun the code record's behavioural canaries even when every implementation digest "
+            "matches (they rerun by themselves when one differs).",
+        ),
+    ] = False,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Recompute the frozen files' hashes and compare them with the experiment's lock; exit 1 on any drift.
@@ -94,7 +104,7 @@ def verify(
     from schemarouter.application.verify import verify_experiments
 
     project = require_project(ctx, experiment)
-    outcome = verify_experiments(project, all_experiments=all_experiments, history=history)
+    outcome = verify_experiments(project, all_experiments=all_experiments, history=history, canaries=canaries)
     for line in outcome.lines:
         typer.echo(line)
     for line in outcome.errors:

@@ -1,0 +1,254 @@
+"""The code an experiment's freeze executes: pinned in its lock, checked by verify and by scoring.
+
+``components_of`` lists what the compiled experiment executes (``code_record.ComponentPin`` says what
+each pin holds). ``pin_code`` (``sr lock pin-code``, and ``sr freeze`` after it writes a lock) appends a
+``CodeRecord`` to the lock without touching its root or any frozen file. ``check_code`` recomputes the
+implementation digests (cheap: source files read with ``ast``, nothing imported); the canary episodes
+(about a second) run only when a digest differs from the lock's, or when asked (``sr verify
+--canaries``). A component whose canary items differ fails, named; a digest that changed while every
+canary is the same is a note (a refactor).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from schemarouter.application.code_digest import SourceTree
+from schemarouter.application.compiled import compiled_without_writing
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+from schemarouter.runtime.spec_model import CompiledSpec, FreezeLock
+from schemarouter.runtime.spec_model.code_record import (
+    CANARY_RULE,
+    DIGEST_RULE,
+    CodeRecord,
+    ComponentPin,
+)
+from schemarouter.runtime.spec_model.lock import lock_guard, read_lock, write_lock
+
+if TYPE_CHECKING:
+    from schemarouter.application import canaries as cn
+# The canaries and the registries load the engine: imported only when canaries run, so a verify whose
+# digests all match stays cheap.
+
+STATE_GUARD = "schemarouter.runtime.state.guard"
+EXPRESSIONS = "schemarouter.runtime.simulator.expressions"
+EPISODE = "schemarouter.runtime.engine.episode"
+
+
+@dataclass(frozen=True)
+class Component:
+    """One component the experiment executes, before it is pinned."""
+
+    kind: str
+    name: str
+    module: str
+    params: dict[str, object] | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} {self.name}"
+
+
+def components_of(compiled: CompiledSpec) -> list[Component]:
+    """What ``compiled`` executes, in a stable order (strategy, policies, agent, guard, expressions,
+    engine, metrics in spec order, statistics by name)."""
+    from schemarouter.application.canaries import AGENT
+    from schemarouter.runtime.agents.registry import registered_agent
+    from schemarouter.runtime.engine.metrics import metrics_named
+    from schemarouter.runtime.exposure.registry import POLICY_KINDS
+    from schemarouter.runtime.retrieval import RetrieverSpec
+    from schemarouter.runtime.retrieval.strategy import get_strategy, strategy_of
+    from schemarouter.runtime.scoring.statistics import registered_statistics
+
+    code, params = strategy_of(RetrieverSpec.from_compiled(compiled))
+    out = [Component("retrieval strategy", code, get_strategy(code).factory.__module__, dict(params))]
+    for kind in sorted({c.policy for c in compiled.conditions}):
+        out.append(Component("exposure policy", kind, POLICY_KINDS[kind].__module__))
+    agent = registered_agent(AGENT).factory
+    out += [
+        Component("agent", AGENT, getattr(agent, "__module__", "schemarouter.runtime.agents.reference")),
+        Component("state guard", "guard", STATE_GUARD),
+        Component("simulator expression language", "expressions", EXPRESSIONS),
+        Component("episode engine", "run_episode", EPISODE),
+    ]
+    out += [
+        Component("metric", m.id, m.fn.__module__) for m in metrics_named([m.id for m in compiled.metrics])
+    ]
+    statistics = registered_statistics()
+    for name in sorted({c.statistic for c in compiled.gate.criteria}):
+        out.append(Component("gate statistic", name, statistics[name].fn.__module__))
+    return out
+
+
+def canary_of(component: Component | ComponentPin, episodes: cn.CanaryEpisodes) -> dict[str, str]:
+    """The canary items of one component."""
+    from schemarouter.application import canaries as cn
+
+    per_episode: dict[str, Callable[[dict[str, object]], object]] = {
+        "agent": cn.decision_items,
+        "state guard": cn.state_items,
+        "simulator expression language": cn.result_items,
+        "episode engine": cn.trace_items,
+    }
+    if component.kind == "retrieval strategy":
+        return cn.strategy_items(episodes)
+    if component.kind == "exposure policy":
+        conditions = {c.id for c in episodes.resources.compiled.conditions if c.policy == component.name}
+        return cn._per_episode(episodes, cn.exposure_items, conditions)
+    if component.kind == "metric":
+        return cn.metric_items(episodes, component.name)
+    if component.kind == "gate statistic":
+        return cn.statistic_items(episodes, component.name)
+    return cn._per_episode(episodes, per_episode[component.kind])
+
+
+def build_record(
+    paths: ProjectPaths, compiled: CompiledSpec, lock: FreezeLock, *, reason: str, source: SourceTree
+) -> CodeRecord:
+    from schemarouter.application.canaries import run_canary_episodes
+
+    episodes = run_canary_episodes(paths, compiled)
+    pins = []
+    for component in components_of(compiled):
+        digest, files = source.implementation_digest(component.module)
+        pins.append(
+            ComponentPin(
+                kind=component.kind,
+                name=component.name,
+                module=component.module,
+                params=component.params,
+                implementation=digest,
+                source_files=files,
+                canary=canary_of(component, episodes),
+            )
+        )
+    return CodeRecord(
+        root=lock.root,
+        at=datetime.now(UTC).replace(microsecond=0),
+        reason=reason,
+        digest_rule=DIGEST_RULE,
+        canary_rule=CANARY_RULE,
+        canary_set=episodes.canary_set,
+        components=tuple(pins),
+    )
+
+
+def pin_code(paths: ProjectPaths, *, reason: str, source: SourceTree | None = None) -> str:
+    """Append the code record of the experiment's current freeze to its lock (root and files kept)."""
+    reason = reason.strip()
+    if not reason:
+        raise SchemaRouterError('sr lock pin-code needs a reason: --reason "<why>"')
+    from schemarouter.compiler.verify import verify_project
+
+    report = verify_project(paths)
+    if not report.clean:
+        raise SchemaRouterError(report.message() + "\nnothing was pinned: the freeze must verify first")
+    compiled = compiled_without_writing(paths)
+    with lock_guard(paths):
+        lock = read_lock(paths.lock_file, display=paths.lock_display)
+        assert lock is not None  # verify_project raised otherwise
+        if lock.current_code is not None:
+            return (
+                f"{paths.lock_display}: the code is already pinned under root {lock.root} "
+                f"(at {lock.current_code.at.isoformat()}); a record is never rewritten"
+            )
+        record = build_record(paths, compiled, lock, reason=reason, source=source or SourceTree())
+        write_lock(paths.lock_file, lock.model_copy(update={"code": (*(lock.code or ()), record)}))
+    counted = sum(len(p.canary) for p in record.components)
+    return (
+        f"{paths.lock_display}: pinned the code of {len(record.components)} components "
+        f"({counted} canary items over {len(record.canary_set.tasks)} dev tasks x "
+        f"{len(record.canary_set.conditions)} conditions); root {lock.root} unchanged"
+    )
+
+
+@dataclass
+class CodeCheck:
+    """What the code check found: notes (fine) and problems (the behaviour moved)."""
+
+    notes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    recomputed: bool = False
+
+
+def check_code(
+    paths: ProjectPaths,
+    lock: FreezeLock,
+    *,
+    canaries: bool = False,
+    source: SourceTree | None = None,
+    compiled: CompiledSpec | None = None,
+) -> CodeCheck:
+    """Compare the running code with the lock's code record (none: a note)."""
+    check = CodeCheck()
+    record = lock.current_code
+    display = paths.lock_display
+    if record is None:
+        check.notes.append(
+            f"{display}: code not pinned under root {lock.root} "
+            f'(sr lock pin-code --experiment {lock.experiment_id} --reason "<why>")'
+        )
+        return check
+    tree = source or SourceTree()
+    changed = []
+    for pin in record.components:
+        digest, _ = tree.implementation_digest(pin.module)
+        if digest != pin.implementation:
+            changed.append(pin)
+    if not (changed or canaries):
+        check.notes.append(
+            f"{display}: code: {len(record.components)} component implementations match the pinned digests"
+        )
+        return check
+    from schemarouter.application import canaries as cn
+
+    check.recomputed = True
+    compiled = compiled or compiled_without_writing(paths)
+    now = {c.label: c for c in components_of(compiled)}
+    episodes = cn.run_canary_episodes(paths, compiled)
+    if episodes.canary_set != record.canary_set:
+        check.problems.append(f"{display}: code: the canary set differs from the pinned one")
+        return check
+    for pin in record.components:
+        current = now.get(pin.label)
+        if current is None or current.module != pin.module or current.params != pin.params:
+            check.problems.append(
+                f"{pin.label}: now {'not used' if current is None else 'implemented by ' + current.module}"
+                f" with params {None if current is None else current.params}; pinned: {pin.module}"
+            )
+            continue
+        items = canary_of(pin, episodes)
+        differ = sum(1 for k in set(items) | set(pin.canary) if items.get(k) != pin.canary.get(k))
+        noun = cn.ITEM_NOUN.get(pin.kind, "canary items")
+        if differ:
+            check.problems.append(f"{pin.label}: {differ} of {len(pin.canary)} {noun} differ")
+        elif pin in changed:
+            check.notes.append(
+                f"{pin.label}: implementation digest changed ({pin.implementation} -> "
+                f"{tree.implementation_digest(pin.module)[0]}); all {len(pin.canary)} {noun} unchanged"
+            )
+    for label in sorted(set(now) - {p.label for p in record.components}):
+        check.problems.append(f"{label}: used now, not in the pinned code record")
+    if not check.problems:
+        check.notes.append(f"{display}: code: every canary matches the pinned record")
+    return check
+
+
+def require_code_unchanged(paths: ProjectPaths, compiled: CompiledSpec) -> None:
+    """Scoring's check: refuse when the lock's code record names a component whose canaries moved."""
+    if compiled.draft:
+        return
+    lock = read_lock(paths.lock_file, display=paths.lock_display)
+    if lock is None:
+        return
+    check = check_code(paths, lock, compiled=compiled)
+    if check.problems:
+        raise SchemaRouterError(
+            f"refusing to score: {check.problems[0]}"
+            f"{f' (and {len(check.problems) - 1} more)' if len(check.problems) > 1 else ''}; "
+            "the code differs in behaviour from the one the freeze pinned"
+        )
