@@ -238,14 +238,17 @@ def check_code(
     return check
 
 
-def require_code_unchanged(paths: ProjectPaths, compiled: CompiledSpec) -> None:
-    """Scoring's check: refuse when the lock's code record names a component whose canaries moved."""
+def require_code_unchanged(
+    paths: ProjectPaths, compiled: CompiledSpec, *, source: SourceTree | None = None
+) -> None:
+    """Scoring's check: refuse when the lock's code record names a component whose canaries moved
+    (rerun when an implementation digest differs from the record's)."""
     if compiled.draft:
         return
     lock = read_lock(paths.lock_file, display=paths.lock_display)
     if lock is None:
         return
-    check = check_code(paths, lock, compiled=compiled)
+    check = check_code(paths, lock, compiled=compiled, source=source)
     if check.problems:
         raise SchemaRouterError(
             f"refusing to score: {check.problems[0]}"

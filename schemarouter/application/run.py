@@ -19,6 +19,7 @@ from typing import Any
 
 from rich.console import Console
 
+from schemarouter.application.code_pin import require_code_unchanged
 from schemarouter.application.compiled import compiled_for_run
 from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
 from schemarouter.compiler import compile_project
@@ -137,6 +138,8 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
         raise SchemaRouterError(DRAFT_REFUSAL)
     if chosen.pilot is not None:
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
+    else:  # a run of record: refused before anything is written when the pinned code's behaviour moved
+        require_code_unchanged(paths, compiled)
     if previous is not None:
         plan = resume_request(compiled, previous)
     else:

@@ -51,6 +51,10 @@ def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DE
     compiled = compile_project(paths, write_manifest=False)
     out = request.out or _default_out(paths, run_dirs)
     first = read_manifest(run_dirs[0])
+    if first.surface is None:  # not a pilot: the code must behave as the freeze pinned it
+        from schemarouter.application.code_pin import require_code_unchanged
+
+        require_code_unchanged(paths, compiled)
     surface_file = None
     if first.surface is not None:
         from schemarouter.application.surfaces import pilot_surface_file
