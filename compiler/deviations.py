@@ -40,6 +40,9 @@ META_FILES = frozenset(
     }
 )
 PROTOCOL_FILES = frozenset({"spec/protocol.yaml", "spec/schema/protocol.schema.json"})
+# Log entries about behaviour (schemarouter/application/behaviour.py: conditions whose canary episodes
+# moved) need the engine, which the compiler never reaches: the application layer checks them.
+BEHAVIOUR_PREFIX = "behaviour: "
 MAX_ITEMS_NAMED = 8
 
 
@@ -170,7 +173,11 @@ def deviation_report(
             "another parent"
         )
     differences = semantic_differences(parent, paths, child_fingerprints=child_fingerprints)
-    rationales = {str(e.get("change")): str(e.get("rationale") or "") for e in read_log(paths)}
+    rationales = {
+        str(e.get("change")): str(e.get("rationale") or "")
+        for e in read_log(paths)
+        if not str(e.get("change")).startswith(BEHAVIOUR_PREFIX)
+    }
     current = {d.change for d in differences}
     stale = [change for change in rationales if change not in current]
     return DeviationReport(parent=lineage.parent, differences=differences, rationales=rationales, stale=stale)
@@ -191,21 +198,24 @@ def require_declared_deviations(
     raise SchemaRouterError("\n".join(lines))
 
 
-def update_log(paths: ProjectPaths) -> DeviationReport:
-    """Rewrite the log: every current difference (rationale kept, or empty), stale entries kept last."""
+def update_log(paths: ProjectPaths, *, extra: list[Difference] | None = None) -> DeviationReport:
+    """Rewrite the log: every current difference (rationale kept, or empty), ``extra`` ones (behaviour)
+    after them; an entry that is no longer a difference is removed, not left for a hand edit."""
     report = deviation_report(paths)
     if report is None:
         raise SchemaRouterError(
             f"experiment {paths.experiment}: no {LINEAGE_FILE}; only a successor (sr experiment new) "
             "has deviations"
         )
-    entries = [
-        {"change": d.change, "kind": d.kind, "rationale": report.rationales.get(d.change, "")}
-        for d in report.differences
-    ]
-    entries += [{"change": c, "kind": "stale", "rationale": report.rationales[c]} for c in report.stale]
+    kept = {str(e.get("change")): str(e.get("rationale") or "") for e in read_log(paths)}
+    differences = [*report.differences, *(extra or [])]
+    entries = [{"change": d.change, "kind": d.kind, "rationale": kept.get(d.change, "")} for d in differences]
     write_log(paths, entries)
-    return report
+    return DeviationReport(
+        parent=report.parent,
+        differences=differences,
+        rationales={d.change: kept.get(d.change, "") for d in differences},
+    )
 
 
 LOG_HEADER = (

@@ -2,8 +2,9 @@
 
 The canary set is the first ``PER_STRATUM`` tasks (by task id) of every stratum of the experiment's
 development surface (``catalogs/_surfaces/dev/<id>/``, never the evaluation surface), each run under
-every condition on the smallest catalog with the reference agent. From those episodes every component
-gets its own items, each hashed by ``code_record.CANARY_RULE``:
+every condition on the largest catalog (where the version twins are) with the reference agent; a pinned
+record's own set (``CanarySet``) is rerun as pinned. From those episodes every component gets its own
+items, each hashed by ``code_record.CANARY_RULE``:
 
 * retrieval strategy: the top ``DEPTH`` of the original query of every canary task, and of the query
   with the state after every turn of every episode of a ranking condition (``<task>/<condition>/t<n>``);
@@ -66,6 +67,13 @@ class CanaryEpisodes:
                 yield key, trace
 
 
+def dev_surface_available(paths: ProjectPaths) -> bool:
+    """Whether the project defines the development surface (``spec/_surfaces/dev/``, experiments layout)."""
+    from schemarouter.compiler.generate.surface_only import named_surfaces
+
+    return paths.experiment is not None and SURFACE in named_surfaces(paths.root)
+
+
 def choose_tasks(tasks: list[Task], per_stratum: int = PER_STRATUM) -> list[Task]:
     """The first ``per_stratum`` tasks of each stratum, by task id; strata in name order."""
     by_stratum: dict[str, list[Task]] = {}
@@ -74,12 +82,17 @@ def choose_tasks(tasks: list[Task], per_stratum: int = PER_STRATUM) -> list[Task
     return [t for _, group in sorted(by_stratum.items()) for t in group[:per_stratum]]
 
 
-def run_canary_episodes(paths: ProjectPaths, compiled: CompiledSpec) -> CanaryEpisodes:
-    """Run the canary episodes of ``compiled`` on its development surface."""
+def run_canary_episodes(
+    paths: ProjectPaths, compiled: CompiledSpec, *, pinned: CanarySet | None = None
+) -> CanaryEpisodes:
+    """Run the canary episodes of ``compiled`` on its development surface: the set ``pinned`` names
+    (its catalog, tasks and depth, so a record stays checkable when these defaults change), or the
+    default set."""
     chosen = choose_surface(paths, surface=SURFACE, surface_file=None)
     if chosen.file is None:  # choose_surface always names a pilot's file; kept for the type checker
         raise SchemaRouterError(f"experiment {paths.experiment}: no development surface for the canaries")
-    catalog = min(compiled.experiment.catalog_sizes)
+    # The largest catalog by default: its version twins are what reorderings of a ranking meet.
+    catalog = pinned.catalog if pinned else max(compiled.experiment.catalog_sizes)
     resources = EngineResources.load(
         catalogs_dir=paths.catalogs_dir,
         compiled=compiled,
@@ -87,7 +100,10 @@ def run_canary_episodes(paths: ProjectPaths, compiled: CompiledSpec) -> CanaryEp
         agent=AGENT,
         surface_file=chosen.file,
     )
-    tasks = choose_tasks(list(resources.tasks.values()))
+    if pinned is not None:
+        tasks = [resources.task(t) for t in pinned.tasks]
+    else:
+        tasks = choose_tasks(list(resources.tasks.values()))
     conditions = tuple(c.id for c in compiled.conditions)
     traces: dict[str, dict[str, Any]] = {}
     for task in tasks:
@@ -101,7 +117,7 @@ def run_canary_episodes(paths: ProjectPaths, compiled: CompiledSpec) -> CanaryEp
         surface_sha256=hashlib.sha256(chosen.file.read_bytes()).hexdigest(),
         catalog=catalog,
         agent=AGENT,
-        depth=DEPTH,
+        depth=pinned.depth if pinned else DEPTH,
         tasks=tuple(t.task_id for t in tasks),
         conditions=conditions,
     )

@@ -137,11 +137,25 @@ def build_record(
     )
 
 
-def pin_code(paths: ProjectPaths, *, reason: str, source: SourceTree | None = None) -> str:
-    """Append the code record of the experiment's current freeze to its lock (root and files kept)."""
+def pin_code(
+    paths: ProjectPaths, *, reason: str, source: SourceTree | None = None, required: bool = True
+) -> str:
+    """Append the code record of the experiment's current freeze to its lock (root and files kept).
+    Without a development surface there are no canaries: an error, or (``required`` False, as
+    ``sr freeze`` calls it) a note that nothing was pinned."""
+    from schemarouter.application.canaries import dev_surface_available
+
     reason = reason.strip()
     if not reason:
         raise SchemaRouterError('sr lock pin-code needs a reason: --reason "<why>"')
+    if not dev_surface_available(paths):
+        message = (
+            f"{paths.lock_display}: code not pinned: the project has no development surface "
+            "(spec/_surfaces/dev/) to run the canaries on"
+        )
+        if required:
+            raise SchemaRouterError(message)
+        return message
     from schemarouter.compiler.verify import verify_project
 
     report = verify_project(paths)
@@ -209,7 +223,7 @@ def check_code(
     check.recomputed = True
     compiled = compiled or compiled_without_writing(paths)
     now = {c.label: c for c in components_of(compiled)}
-    episodes = cn.run_canary_episodes(paths, compiled)
+    episodes = cn.run_canary_episodes(paths, compiled, pinned=record.canary_set)
     if episodes.canary_set != record.canary_set:
         check.problems.append(f"{display}: code: the canary set differs from the pinned one")
         return check

@@ -62,25 +62,27 @@ def deviations_command(
     update: Annotated[
         bool,
         typer.Option(
-            "--update", help="Rewrite the log: add missing differences (empty rationale), keep yours."
+            "--update",
+            help="Rewrite the log: add missing differences (empty rationale), keep yours, remove the ones "
+            "that no longer exist.",
         ),
     ] = False,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Print a successor's deviations from its parent, with MISSING where a rationale is absent.
 
+    Besides the files' differences: each condition whose canary episodes on the development surface
+    behave differently from the parent's (a condition other than the gate's treatment: kind protocol).
+
     Exit 1 while any rationale is missing or the log lists a difference that no longer exists.
     """
-    from schemarouter.compiler.deviations import deviation_report, update_log
+    from schemarouter.application.behaviour import full_deviation_report
 
     project = paths(ctx, experiment)
-    report = update_log(project) if update else deviation_report(project)
+    report = full_deviation_report(project, update=update)
     if report is None:
         typer.echo(f"experiment {project.experiment or '(flat)'} has no parent: no deviations to declare")
         return
-    if update:
-        report = deviation_report(project)
-        assert report is not None
     for line in report.lines():
         typer.echo(line)
     if not report.complete:

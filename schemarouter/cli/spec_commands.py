@@ -63,13 +63,15 @@ def freeze(
     Re-freezing appends to the lock's history and is allowed until the first scored run.
     After it, any change to a frozen file is refused. Freezing unchanged files does nothing.
     """
+    from schemarouter.application.behaviour import require_declared_behaviour
     from schemarouter.application.code_pin import pin_code
     from schemarouter.compiler import freeze_project
 
     project = require_project(ctx, experiment)
+    require_declared_behaviour(project)  # a successor: conditions whose canaries moved are declared
     result = freeze_project(project, reason=reason)
     typer.echo(result.message())
-    typer.echo(pin_code(project, reason=reason))  # the code the freeze executes, annexed to its lock
+    typer.echo(pin_code(project, reason=reason, required=False))  # the code it executes, annexed
 
 
 @app.command()
