@@ -76,3 +76,30 @@ def test_update_removes_entries_that_no_longer_exist(tmp_path: Path) -> None:
     kept = yaml.safe_load(log.read_text(encoding="utf-8"))["deviations"]
     assert [e["change"] for e in kept] == [e["change"] for e in data["deviations"]]
     assert [e["rationale"] for e in kept] == [e["rationale"] for e in data["deviations"]]
+
+
+def test_freeze_refuses_an_undeclared_behavioural_deviation_and_writes_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    shutil.copyfile(REPO / "schemarouter.yaml", root / "schemarouter.yaml")
+    for rel in (
+        "spec/0.14",
+        "spec/0.15",
+        "spec/_surfaces",
+        "catalogs/0.14",
+        "catalogs/0.15",
+        "catalogs/_surfaces",
+    ):
+        shutil.copytree(REPO / rel, root / rel, ignore=shutil.ignore_patterns(".*"))
+    log = root / "spec/0.15/deviations.yaml"
+    data = yaml.safe_load(log.read_text(encoding="utf-8"))
+    for entry in data["deviations"]:
+        if entry["change"].startswith("behaviour: condition SR-5-STATIC "):
+            entry["rationale"] = ""
+    log.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    before = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    result = runner.invoke(app, ["--project-dir", str(root), "freeze", "-e", "0.15", "--reason", "x"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "MISSING rationale: behaviour: condition SR-5-STATIC (not the treatment)" in result.output
+    assert not (root / "spec/0.15/freeze.lock").exists()
+    assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == before
