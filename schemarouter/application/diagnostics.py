@@ -13,6 +13,7 @@ from typing import Any
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.diagnostics.compare import compare_runs
 from schemarouter.runtime.report.compare_text import render_compare
+from schemarouter.runtime.report.console import scope_note
 from schemarouter.runtime.report.explain import diagnostics_tables, render_text
 from schemarouter.runtime.run import jsonio
 from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
@@ -57,7 +58,7 @@ def explain_run(run_dir: Path, *, condition: str | None = None, catalog: int | N
     header = [
         f"{'PILOT: ' if report.get('pilot') else ''}Experiment {report['experiment_id']}, agent "
         f"{report['agent']}: gate {gate['treatment']} vs {gate['comparator']}: {gate['verdict']}"
-        + ("" if scope["preregistered"] else " (sub-scope: not the preregistered verdict)"),
+        + scope_note(report),
         "From the stored traces (report.json diagnostics); ⚑ marks an interval that is not an honest "
         "interval (one task per cell, or undefined resamples).",
         "",
