@@ -17,6 +17,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from schemarouter.atomic_write import write_text_atomic
@@ -146,6 +147,9 @@ def head_problems(paths: ProjectPaths, log: ChainedLog, entries: Sequence[dict[s
     from schemarouter.compiler.yaml_loader import load_yaml_text
 
     file = paths.spec_dir / log.file
+    top = run_git(paths.root, "rev-parse", "--show-toplevel")
+    if top is None or Path(top.strip()).resolve() != paths.root.resolve():
+        return []  # not the project's own git work tree: the chain alone speaks
     try:
         relative = file.resolve().relative_to(paths.root.resolve()).as_posix()
     except ValueError:

@@ -61,6 +61,8 @@ class RunRequest:
     shard: str | None = None
     surface: str | None = None
     surface_file: Path | None = None
+    # The pilot's surface name for --surface-file: "file", or "confirmation" under `sr confirm`.
+    surface_file_name: str = "file"
     run_dir: Path | None = None
     resume: bool = False
     workers: int = 2
@@ -195,7 +197,12 @@ def _check(request: RunRequest) -> None:
 
 def _surface(paths: ProjectPaths, request: RunRequest, previous: RunManifest | None) -> ChosenSurface:
     if previous is None:
-        return choose_surface(paths, surface=request.surface, surface_file=request.surface_file)
+        return choose_surface(
+            paths,
+            surface=request.surface,
+            surface_file=request.surface_file,
+            file_name=request.surface_file_name,
+        )
     if previous.surface is None:
         return ChosenSurface()
     return ChosenSurface(previous.surface, pilot_surface_file(paths, previous.surface))
