@@ -227,3 +227,36 @@ def test_a_full_scope_pilot_says_it_is_the_full_scope_on_another_surface():
     part = {"gate": gate, "pilot": {"surface": "dev", "full_scope": False}}
     assert scope_note(part) == " (sub-scope: not the preregistered verdict)"
     assert scope_note({"gate": {"preregistered_scope": True}}) == ""
+
+
+def test_compare_across_surfaces_prints_the_unpaired_contrast_table(project, tmp_path):
+    surface = _generate(project, tmp_path / "other")
+    common = ["--conditions", "SR-5-STATE-AWARE,SR-PROGRESSIVE-STATIC", "--catalogs", "100", "--tasks", "S1"]
+    for name, where in (("dev-pilot", ["--surface", "dev"]), ("other", ["--surface-file", str(surface)])):
+        result = _sr(
+            project, "run", "--experiment", DRAFT, *where, *common, "--run-dir", str(project / "runs" / name),
+            "--workers", "1", "--no-plots",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    runs = project / "runs"
+    out = tmp_path / "compare.json"
+    compared = _sr(project, "compare", str(runs / "dev-pilot"), str(runs / "other"), "--json", str(out))
+    assert compared.exit_code == 0, compared.output
+    text = compared.output
+    assert "UNPAIRED: the two runs share no task x condition x catalog episode (different surfaces)" in text
+    assert "Unpaired contrasts SR-5-STATE-AWARE - SR-PROGRESSIVE-STATIC at catalog 100" in text
+    assert "sr run --experiment 0.14 --surface dev, then sr compare it with this run" in text
+    data = json.loads(out.read_text())
+    cell = data["by_catalog"]["100"]["task_pass"]
+    a_rows = [json.loads(line) for line in (runs / "dev-pilot" / "per_task.jsonl").read_text().splitlines()]
+
+    def mean(condition: str) -> float:
+        values = [r["task_pass"] for r in a_rows if r["condition"] == condition]
+        return sum(values) / len(values)
+
+    assert cell["a"]["point"] == pytest.approx(mean("SR-5-STATE-AWARE") - mean("SR-PROGRESSIVE-STATIC"))
+    assert cell["b_minus_a"]["point"] == pytest.approx(cell["b"]["point"] - cell["a"]["point"])
+    assert cell["a"]["ci_low"] <= cell["a"]["point"] <= cell["a"]["ci_high"]
+    assert data["bootstrap"]["seed_a"] != data["bootstrap"]["seed_b"]
+    again = _sr(project, "compare", str(runs / "dev-pilot"), str(runs / "other"))
+    assert again.output == compared.output  # named seeds: the same table every time
