@@ -108,3 +108,23 @@ def test_a_missing_shape_names_the_stratum_the_shape_and_the_closest_chains(tmp_
         in line
     )
     assert not (tmp_path / "out").exists()
+
+
+def test_surface_stats_reports_the_share_of_plans_and_goals_other_surfaces_use(tmp_path):
+    project = _project(tmp_path)
+    out = tmp_path / "nc"
+    generated = _sr(
+        project, "surface", "generate", "--experiment", DRAFT, "--intents", str(NEW), "--seed", "11",
+        "--tag", "nc", "--out", str(out),
+    )  # fmt: skip
+    assert generated.exit_code == 0, generated.output
+    stats = _sr(project, "surface", "stats", "--experiment", DRAFT, "--surface-file", str(out))
+    assert stats.exit_code == 0, stats.output
+    # 8 intents, 8 distinct plans; 5 goals are new, so at most 3 of 8 goal routes are shared.
+    assert (
+        "also used by the evaluation surface: 0/8 (0%) distinct gold plans, 2/8 (25%) goal routes"
+        in stats.output
+    )
+    assert (
+        "also used by the dev surface: 2/8 (25%) distinct gold plans, 2/8 (25%) goal routes" in stats.output
+    )
