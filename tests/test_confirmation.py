@@ -93,6 +93,9 @@ def test_pilot_then_confirm_then_freeze_prints_and_freezes_both_and_leaves_0_14_
     assert [p["surface"] for p in pilots] == ["file", "confirmation"]
     assert pilots[1]["previous_sha256"] == pilots[0]["sha256"] and pilots[1]["scope"]["full"] is True
     assert pilots[1]["run_id"] == confirmation["run_id"]
+    report_md = (project / "runs" / confirmation["run_id"] / "report.md").read_text()
+    assert "> PILOT on surface confirmation: not the preregistered verdict." in report_md
+    assert "**Pilots recorded while a draft: 1 run(s)**, per surface: file 1" in report_md
 
     listed = _sr(project, "experiments")
     assert "pilots recorded while a draft (runs per surface): confirmation 1, file 1" in listed.output
