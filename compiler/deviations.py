@@ -37,6 +37,10 @@ META_FILES = frozenset(
         "spec/schema/deviations.schema.json",
         "spec/peeks.yaml",  # a record written by sr run, never a design change
         "spec/schema/peeks.schema.json",
+        "spec/pilots.yaml",  # run bookkeeping written by sr run / sr confirm (compiler/run_records.py)
+        "spec/schema/pilots.schema.json",
+        "spec/confirmation.yaml",
+        "spec/schema/confirmation.schema.json",
     }
 )
 PROTOCOL_FILES = frozenset({"spec/protocol.yaml", "spec/schema/protocol.schema.json"})

@@ -42,6 +42,8 @@ class ExperimentInfo:
     default: bool
     problem: str | None = None
     peeks: tuple[str, ...] = ()  # run ids of evaluation runs while a draft (spec/peeks.yaml)
+    pilots: tuple[tuple[str, int], ...] = ()  # runs per surface while a draft (spec/pilots.yaml)
+    confirmations: int = 0  # runs on confirmation surfaces (spec/confirmation.yaml)
 
 
 def read_spec_data(paths: ProjectPaths, name: str) -> Any:
@@ -87,6 +89,11 @@ def experiment_info(paths: ProjectPaths, *, default: bool = False) -> Experiment
         from schemarouter.compiler.peeks import read_peeks
 
         peeks = tuple(str(p.get("run_id")) for p in read_peeks(paths))
+        from schemarouter.compiler.confirmations import confirmations
+        from schemarouter.compiler.pilots import pilot_counts, read_pilots
+
+        pilots = tuple(pilot_counts(read_pilots(paths)).items())
+        confirmed = len(confirmations(paths))
     except SchemaRouterError as err:
         return ExperimentInfo(experiment, "unreadable", None, None, default, problem=str(err))
     if lock is None:
@@ -94,7 +101,9 @@ def experiment_info(paths: ProjectPaths, *, default: bool = False) -> Experiment
     else:
         status = "scoring started" if lock.scoring_started is not None else "frozen"
         root = lock.root.digest
-    return ExperimentInfo(experiment, status, root, lineage, default, peeks=peeks)
+    return ExperimentInfo(
+        experiment, status, root, lineage, default, peeks=peeks, pilots=pilots, confirmations=confirmed
+    )
 
 
 def list_experiments(paths: ProjectPaths) -> list[ExperimentInfo]:

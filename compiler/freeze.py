@@ -18,10 +18,13 @@ from datetime import UTC, datetime
 
 from schemarouter import __version__
 from schemarouter.compiler.canonical import Fingerprint, item_digests, root_digest
+from schemarouter.compiler.confirmations import confirmations
 from schemarouter.compiler.deviations import require_declared_deviations
 from schemarouter.compiler.experiments import experiment_id_of
 from schemarouter.compiler.frozen_files import is_snapshotted
 from schemarouter.compiler.git_info import git_state, uncommitted_paths
+from schemarouter.compiler.pilots import read_pilots
+from schemarouter.compiler.run_records import record_lines, record_problems
 from schemarouter.compiler.validate import validate_project
 from schemarouter.compiler.verify import current_fingerprints, verify_project
 from schemarouter.errors import SchemaRouterError
@@ -50,11 +53,13 @@ class FreezeResult:
     display: str = "spec/freeze.lock"
     changes: list[str] = field(default_factory=list)
     uncommitted: list[str] = field(default_factory=list)
+    records: list[str] = field(default_factory=list)  # every pilot and confirmation (run_records.py)
 
     def message(self) -> str:
         if not self.written:
             count = len(self.lock.files)
-            return f"{self.display}: unchanged; {count} files already frozen at {self.lock.root}"
+            unchanged = f"{self.display}: unchanged; {count} files already frozen at {self.lock.root}"
+            return "\n".join([unchanged, *self.records])
         lines = [
             f"{self.display}: froze {len(self.lock.files)} files at {self.lock.root} "
             f"(reason: {self.lock.reason})"
@@ -65,7 +70,7 @@ class FreezeResult:
         if self.uncommitted:
             lines.append(f"frozen files not yet committed (commit them together with {self.display}):")
             lines += [f"  {path}" for path in self.uncommitted]
-        return "\n".join(lines)
+        return "\n".join([*lines, *self.records])
 
 
 def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = None) -> FreezeResult:
@@ -81,7 +86,11 @@ def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = N
             report = verify_project(paths, current=fingerprints)
             if report.clean:
                 return FreezeResult(
-                    lock=previous, written=False, previous_root=str(previous.root), display=display
+                    lock=previous,
+                    written=False,
+                    previous_root=str(previous.root),
+                    display=display,
+                    records=_records(paths, shown_empty=False),
                 )
             changes = report.drift_lines()
             if report.lock_problems:
@@ -92,6 +101,9 @@ def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = N
                 raise SchemaRouterError(_refusal(previous, changes, display))
         else:
             changes = []
+        broken = record_problems(paths)
+        if broken:
+            raise SchemaRouterError("\n".join([*broken, "nothing was frozen."]))
         validated = validate_project(paths)
         require_declared_deviations(paths, validated, fingerprints)
         problems = [f.problem for f in fingerprints.values() if f.problem]
@@ -115,7 +127,16 @@ def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = N
             changes=changes,
             uncommitted=pending,
             display=display,
+            records=_records(paths, shown_empty=True),
         )
+
+
+def _records(paths: ProjectPaths, *, shown_empty: bool) -> list[str]:
+    """Every pilot and confirmation of the draft being frozen (nothing for an experiment without any
+    when the lock is unchanged, so an unchanged freeze of 0.14 prints what it always printed)."""
+    if not shown_empty and not (read_pilots(paths) or confirmations(paths)):
+        return []
+    return record_lines(paths)
 
 
 def _refusal(previous: FreezeLock, changes: list[str], display: str) -> str:

@@ -48,6 +48,11 @@ _NOT_COPIED = (
     "deviations.schema.json",
     "peeks.yaml",
     "peeks.schema.json",
+    # pilots.yaml and confirmation.yaml: the parent's run bookkeeping (compiler/run_records.py).
+    "pilots.yaml",
+    "pilots.schema.json",
+    "confirmation.yaml",
+    "confirmation.schema.json",
 )
 
 

@@ -128,16 +128,30 @@ def find_plan(
     if stratum.id == "recoverable_failure":
         return _recovery_plan(graph, where, goal_e, slots, failure, stratum)
     chains = [c for c in _chains(graph, goal, stratum.plan_steps) if _chain_ok(graph, c, slots)]
+    typed = chains
     if stratum.id == "identifier_provenance":
         chains = [c for c in chains if _creates_identifier_for(graph, c[-2], c[-1])]
     if stratum.id == "typed_unit_transition":
         chains = [c for c in chains if _is_conversion(graph, c[1], stratum.dimensions)]
+    if typed and not chains:
+        raise SchemaRouterError(
+            f"{where}: stratum {stratum.id} needs {SHAPES[stratum.id]} ending at {goal}; the catalog has "
+            f"no such route. Closest chains (typed, without that shape): "
+            f"{' | '.join(' -> '.join(c) for c in typed[:5])}"
+        )
     if len(chains) != 1:
         raise SchemaRouterError(
             f"{where}: expected exactly one {stratum.plan_steps}-step plan ending at {goal}, found "
             f"{len(chains)}: {' | '.join(' -> '.join(c) for c in chains) or 'none'}"
         )
     return tuple(StepTemplate(r, _slot_inputs(_endpoint(graph, r), slots)) for r in chains[0])
+
+
+# The shape a stratum's rule asks of a chain, named in the error when the catalog lacks it.
+SHAPES = {
+    "identifier_provenance": "a create/upsert producer of a stable identifier that the goal consumes",
+    "typed_unit_transition": "a unit or currency conversion (op convert) as the middle route",
+}
 
 
 def _creates_identifier_for(graph: nx.DiGraph, producer: str, consumer: str) -> bool:

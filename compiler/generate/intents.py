@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import networkx as nx
@@ -45,11 +47,23 @@ def _check_phrasings(intent: IntentDef, languages: tuple[str, ...]) -> None:
 
 
 def resolve_intents(
-    inputs: GeneratorInputs, endpoints: list[Endpoint], core: set[str]
+    inputs: GeneratorInputs,
+    endpoints: list[Endpoint],
+    core: set[str],
+    wider: set[str] | None = None,
 ) -> tuple[nx.DiGraph, list[ResolvedIntent]]:
-    """The graph over the core routes and each intent with its unique plan template."""
+    """The graph over the core routes and each intent with its unique plan template.
+
+    ``wider`` (surfaces of new capabilities, ``surface_only.py``): more routes to plan over when the
+    core graph has no plan for an intent. The core graph is tried first, so every intent with a core
+    plan keeps it (the committed surfaces stay byte-identical); a wider graph only adds chains, so an
+    intent ambiguous among the core routes stays ambiguous."""
     graph = build_graph(e for e in endpoints if e.route_id in core)
     by_base = {e.route_id.rsplit(".v", 1)[0]: e.route_id for e in endpoints if e.route_id in core}
+    wide_graph = None if wider is None else build_graph(e for e in endpoints if e.route_id in core | wider)
+    wide_base = {
+        e.route_id.rsplit(".v", 1)[0]: e.route_id for e in endpoints if e.route_id in core | (wider or set())
+    }
     strata = {s.id: s for s in inputs.strata}
     resolved = []
     seen: set[str] = set()
@@ -59,8 +73,9 @@ def resolve_intents(
         seen.add(intent.id)
         if intent.stratum not in strata:
             raise SchemaRouterError(f"spec/intents.yaml: {intent.id}: unknown stratum {intent.stratum}")
-        if intent.goal not in by_base:
-            raise SchemaRouterError(f"spec/intents.yaml: {intent.id}: goal {intent.goal} is not a core route")
+        if intent.goal not in by_base and intent.goal not in wide_base:
+            where = "a core route" if wider is None else "a route of the smallest catalog"
+            raise SchemaRouterError(f"spec/intents.yaml: {intent.id}: goal {intent.goal} is not {where}")
         _check_phrasings(intent, inputs.languages)
         pools, semantics = {}, {}
         for name, slot in intent.slots.items():
@@ -74,13 +89,28 @@ def resolve_intents(
                 )
             by_semantic[semantic] = name
         failure = (intent.failure.error, intent.failure.stale_slot) if intent.failure else None
-        plan = find_plan(
-            graph,
-            intent_id=intent.id,
-            goal=by_base[intent.goal],
-            stratum=strata[intent.stratum],
-            slots=by_semantic,
-            failure=failure,
+        plan_of = functools.partial(
+            find_plan, intent_id=intent.id, stratum=strata[intent.stratum], slots=by_semantic, failure=failure
         )
+        if wide_graph is None:
+            plan = plan_of(graph, goal=by_base[intent.goal])
+        else:
+            plan = _core_first(plan_of, graph, wide_graph, by_base.get(intent.goal), wide_base[intent.goal])
         resolved.append(ResolvedIntent(intent, pools, semantics, plan))
     return graph, resolved
+
+
+def _core_first(
+    plan_of: Callable[..., tuple[StepTemplate, ...]],
+    graph: nx.DiGraph,
+    wide_graph: nx.DiGraph,
+    core_goal: str | None,
+    goal: str,
+) -> tuple[StepTemplate, ...]:
+    """The core graph's plan when it has one, else the wider graph's (whose error is the one shown)."""
+    if core_goal is not None:
+        try:
+            return plan_of(graph, goal=core_goal)
+        except SchemaRouterError:
+            pass
+    return plan_of(wide_graph, goal=goal)

@@ -75,3 +75,31 @@ def catalog_stats(catalogs_dir: Path, sizes: tuple[int, ...]) -> dict[int, Count
 def load_stats(catalogs_dir: Path, surface_file: Path | None = None) -> list[CellStats]:
     """The cells of the evaluation surface (or of ``surface_file``, a pilot surface)."""
     return cell_stats(load_surface(catalogs_dir) if surface_file is None else load_surface_file(surface_file))
+
+
+@dataclass(frozen=True)
+class Reuse:
+    """How much of a surface another surface already uses: distinct gold plans and goal routes."""
+
+    other: str
+    plans: tuple[int, int]  # (shared, of this surface's distinct plans)
+    goals: tuple[int, int]  # (shared, of this surface's distinct goal routes)
+
+
+def _plan_key(task: Task) -> tuple[str, ...]:
+    return tuple(step.route_id for step in task.hidden.plan)
+
+
+def reuse_stats(tasks: list[Task], others: dict[str, list[Task]]) -> list[Reuse]:
+    """For each other surface: the share of this surface's distinct gold plans (route sequences) and
+    goal routes that it also uses."""
+    plans = {_plan_key(t) for t in tasks}
+    goals = {key[-1] for key in plans}
+    out = []
+    for name, other in others.items():
+        other_plans = {_plan_key(t) for t in other}
+        other_goals = {key[-1] for key in other_plans}
+        out.append(
+            Reuse(name, (len(plans & other_plans), len(plans)), (len(goals & other_goals), len(goals)))
+        )
+    return out

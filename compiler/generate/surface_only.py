@@ -160,6 +160,13 @@ def _require_in_smallest(resolved: list[Any], smallest: Catalog, shown: str) -> 
                 )
 
 
+def planning_routes(provenance: Mapping[str, Provenance], smallest: Catalog) -> set[str]:
+    """Every route a surface may plan over: those of the smallest catalog (so a task runs at every
+    size) that are not a deprecated/beta twin of another route (``variant_of``). Core routes are tried
+    first (``resolve_intents``); the others let a surface reach capabilities no earlier plan used."""
+    return {r for r in smallest.by_route() if r in provenance and provenance[r].variant_of is None}
+
+
 def _retag(task: Task, tag: str) -> Task:
     code, lang, number = task.task_id.split("-")
     return task.model_copy(update={"task_id": f"{code}-{lang}-{tag}-{number}"})
@@ -175,7 +182,7 @@ def generate_surface(project: ProjectPaths, settings: SurfaceSettings) -> Genera
     smallest = catalogs[min(catalogs)]
     endpoints = list(full.endpoints)
     core = {r for r, p in provenance.items() if p.role == "core" and r in full.by_route()}
-    _, resolved = resolve_intents(inputs, endpoints, core)
+    _, resolved = resolve_intents(inputs, endpoints, core, planning_routes(provenance, smallest) - core)
     _require_in_smallest(resolved, smallest, _rel(project.root, settings.intents))
     drafts = sample_drafts(inputs, resolved)
     tasks = sorted(

@@ -39,6 +39,21 @@ def pilot_line(surface: str) -> str:
     )
 
 
+def scope_note(report: dict[str, Any]) -> str:
+    """What the verdict is not: a full-scope pilot is the full scope on another surface (``PILOT on
+    surface dev: not the preregistered verdict``); any other scope short of the preregistered one is a
+    sub-scope. Empty for the preregistered experiment."""
+    pilot = report.get("pilot") or {}
+    if pilot.get("full_scope"):
+        return f" (PILOT on surface {pilot['surface']}: not the preregistered verdict)"
+    return "" if report["gate"]["preregistered_scope"] else " (sub-scope: not the preregistered verdict)"
+
+
+def verdict_line(report: dict[str, Any]) -> str:
+    """``Gate verdict: FAIL`` with its scope note, as plain text (pilots.yaml records this line)."""
+    return f"Gate verdict: {report['gate']['verdict']}{scope_note(report)}"
+
+
 def print_verdict(console: Console, report: dict[str, Any], *, identity: str | None = None) -> None:
     """The gate verdict and a short criteria table: code, metric, statistic, value, CI, threshold, passed.
 
@@ -76,8 +91,7 @@ def print_verdict(console: Console, report: dict[str, Any], *, identity: str | N
             )
         table.add_section()
     console.print(table)
-    scope_note = "" if gate["preregistered_scope"] else " (sub-scope: not the preregistered verdict)"
-    console.print(f"Gate verdict: [{style}]{gate['verdict']}[/]{scope_note}")
+    console.print(f"Gate verdict: [{style}]{gate['verdict']}[/]{scope_note(report)}")
     from schemarouter.runtime.report.epochs_text import epoch_lines, warning_lines
 
     for line in [*warning_lines(report), *epoch_lines(report)]:

@@ -45,7 +45,9 @@ def _header(ctx: SectionContext) -> list[str]:
             "scoring of record, never in a lock or a golden file.",
             "",
         ]
-    if not scope["preregistered"]:
+    if pilot and pilot.get("full_scope"):
+        lines += [f"> PILOT on surface {pilot['surface']}: not the preregistered verdict.", ""]
+    elif not scope["preregistered"]:
         lines += ["> Sub-scope run: this is not the preregistered experiment's verdict.", ""]
     lines += [f"- {identity_line(report['experiment_id'], lineage)}."]
     peeks = report.get("evaluation_outcomes_seen_before_freeze")
@@ -54,6 +56,13 @@ def _header(ctx: SectionContext) -> list[str]:
             f"- **Evaluation outcomes seen before freeze: {len(peeks)} run(s)**: "
             + ", ".join(f"`{run_id}`" for run_id in peeks)
             + " (spec/peeks.yaml, frozen with the experiment)."
+        ]
+    pilots = report.get("pilots_before_freeze")
+    if pilots:
+        counts = ", ".join(f"{surface} {count}" for surface, count in pilots.items())
+        lines += [
+            f"- **Pilots recorded while a draft: {sum(pilots.values())} run(s)**, per surface: {counts} "
+            "(spec/pilots.yaml, frozen with the experiment)."
         ]
     return [
         *lines,

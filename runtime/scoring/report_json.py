@@ -47,6 +47,8 @@ def build_report(
         optional["epochs"] = epochs
     if spec.peeks_before_freeze:
         optional["evaluation_outcomes_seen_before_freeze"] = list(spec.peeks_before_freeze)
+    if spec.pilots_before_freeze:
+        optional["pilots_before_freeze"] = dict(spec.pilots_before_freeze)
     return optional | {
         "report_version": REPORT_VERSION,
         "experiment_id": spec.experiment_id,

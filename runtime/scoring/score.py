@@ -84,11 +84,21 @@ class ScoreResult:
     bootstrap_seconds: float
 
 
-def pilot_block(result_set: ResultSet) -> dict[str, Any] | None:
-    """report.json's ``pilot`` field for a pilot set (None on the evaluation surface)."""
+def pilot_block(result_set: ResultSet, spec: ScoringSpec | None = None) -> dict[str, Any] | None:
+    """report.json's ``pilot`` field for a pilot set (None on the evaluation surface). With ``spec``,
+    ``full_scope``: every condition, catalog size and task of the pilot's surface, one epoch."""
     first = result_set.dirs[0].manifest
     if first.surface is None:
         return None
+    full: dict[str, Any] = {}
+    if spec is not None:
+        scope = result_set.scope
+        full["full_scope"] = (
+            tuple(scope.conditions) == tuple(spec.conditions)
+            and tuple(scope.catalogs) == tuple(spec.catalog_sizes)
+            and len(scope.tasks) == first.surface.tasks
+            and scope.epochs == 1
+        )
     return {
         "mark": "PILOT",
         "note": "A pilot on a surface other than the evaluation surface: never scoring of record, "
@@ -96,6 +106,7 @@ def pilot_block(result_set: ResultSet) -> dict[str, Any] | None:
         "surface": first.surface.name,
         "surface_sha256": first.surface.sha256,
         "draft": first.freeze.draft,
+        **full,
     }
 
 
@@ -234,7 +245,7 @@ def compute_scores(
         source_commit=first.source.git_commit,
         estimates=estimates,
         gate=gate,
-        pilot=pilot_block(result_set),
+        pilot=pilot_block(result_set, spec),
         layout=layout,
         diagnostics=diagnostics,
         warnings=list(first.agent.warnings),

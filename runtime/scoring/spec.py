@@ -108,6 +108,10 @@ class ScoringSpec(BaseModel):
         description="Run ids of the experiment's runs on the evaluation surface while it was a draft "
         "(spec/peeks.yaml): evaluation outcomes seen before freeze.",
     )
+    pilots_before_freeze: tuple[tuple[str, int], ...] = Field(
+        default=(),
+        description="Runs per surface recorded in spec/pilots.yaml while the experiment was a draft.",
+    )
 
     def metric(self, metric_id: str) -> MetricDef:
         for metric in self.metrics:
@@ -127,6 +131,7 @@ class ScoringSpec(BaseModel):
         peeks = (compiled.raw.get("peeks") or {}).get("evaluation_outcomes_seen_before_freeze") or ()
         spec = ScoringSpec(
             peeks_before_freeze=tuple(str(p["run_id"]) for p in peeks),
+            pilots_before_freeze=_pilot_counts(compiled.raw.get("pilots")),
             experiment_id=str(experiment.id),
             catalog_sizes=tuple(sorted(experiment.catalog_sizes)),
             conditions=tuple(c.id for c in compiled.conditions),
@@ -171,3 +176,13 @@ def _check_bootstrap(boot: Mapping[str, Any], *, where: str) -> None:
             raise SchemaRouterError(f"{where} bootstrap.{key} is {boot.get(key)!r}; implemented: {value!r}")
     if tuple(boot["strata"]) != IMPLEMENTED_STRATA:
         raise SchemaRouterError(f"{where} bootstrap.strata must be {list(IMPLEMENTED_STRATA)}")
+
+
+def _pilot_counts(data: Any) -> tuple[tuple[str, int], ...]:
+    """Runs per surface of a compiled spec/pilots.yaml (a run recorded twice counts once)."""
+    entries = (data or {}).get("pilots") or () if isinstance(data, dict) else ()
+    runs = {(str(e.get("surface")), str(e.get("run_id"))) for e in entries if isinstance(e, dict)}
+    counts: dict[str, int] = {}
+    for surface, _ in sorted(runs):
+        counts[surface] = counts.get(surface, 0) + 1
+    return tuple(sorted(counts.items()))

@@ -13,6 +13,7 @@ from typing import Any
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.diagnostics.compare import compare_runs
 from schemarouter.runtime.report.compare_text import render_compare
+from schemarouter.runtime.report.console import scope_note
 from schemarouter.runtime.report.explain import diagnostics_tables, render_text
 from schemarouter.runtime.run import jsonio
 from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
@@ -57,7 +58,7 @@ def explain_run(run_dir: Path, *, condition: str | None = None, catalog: int | N
     header = [
         f"{'PILOT: ' if report.get('pilot') else ''}Experiment {report['experiment_id']}, agent "
         f"{report['agent']}: gate {gate['treatment']} vs {gate['comparator']}: {gate['verdict']}"
-        + ("" if scope["preregistered"] else " (sub-scope: not the preregistered verdict)"),
+        + scope_note(report),
         "From the stored traces (report.json diagnostics); ⚑ marks an interval that is not an honest "
         "interval (one task per cell, or undefined resamples).",
         "",
@@ -77,6 +78,15 @@ def compare_run_dirs(run_a: Path, run_b: Path) -> tuple[str, dict[str, Any]]:
                 f"{run_dir}: no {PER_TASK_FILE}; score the run first (sr score {run_dir})"
             )
         rows.append(jsonio.read_jsonl(per_task))
+    titles = {d["id"]: d["title"] for d in reports[0].get("metric_definitions", [])}
+    if not _common_episodes(rows[0], rows[1]):
+        from schemarouter.application.compare_surfaces import compare_across_surfaces
+
+        return compare_across_surfaces((run_a, run_b), reports, rows, titles)
     result = compare_runs(reports[0], rows[0], reports[1], rows[1])
-    titles = {d["id"]: d["title"] for d in reports[0]["metric_definitions"]}
     return render_compare(result, str(run_a), str(run_b), titles), result
+
+
+def _common_episodes(rows_a: list[dict[str, Any]], rows_b: list[dict[str, Any]]) -> bool:
+    keys = {(r["task_id"], r["condition"], r["catalog"]) for r in rows_a}
+    return any((r["task_id"], r["condition"], r["catalog"]) in keys for r in rows_b)

@@ -62,6 +62,8 @@ class RunRequest:
     shard: str | None = None
     surface: str | None = None
     surface_file: Path | None = None
+    # The pilot's surface name for --surface-file: "file", or "confirmation" under `sr confirm`.
+    surface_file_name: str = "file"
     run_dir: Path | None = None
     resume: bool = False
     workers: int = 2
@@ -155,13 +157,30 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     result = _execute(console, run_dir, manifest, engine, setup, request)
     exit_code = _unfinished(console, run_dir, manifest, result)
     if exit_code is not None:
+        _record_session(paths, console, compiled, manifest, None, exit_code)
         return RunOutcome(run_dir, exit_code, None)
     report = _score(paths, console, run_dir, compiled, engine.metrics_audit(setup), request.plots)
     if request.announce_report:
         console.print(f"report: {run_dir / 'report.md'}")
+    _record_session(paths, console, compiled, manifest, report, 0)
     if chosen.pilot is not None:
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
     return RunOutcome(run_dir, 0, report)
+
+
+def _record_session(
+    paths: ProjectPaths,
+    console: Console,
+    compiled: CompiledSpec,
+    manifest: RunManifest,
+    report: dict[str, Any] | None,
+    exit_code: int,
+) -> None:
+    """A draft's run, on any surface, ends its session with one entry in spec/pilots.yaml."""
+    from schemarouter.application.pilot_record import record_session, session_verdict
+
+    verdict = session_verdict(manifest, report, exit_code)
+    record_session(paths, console, compiled=compiled, manifest=manifest, verdict=verdict)
 
 
 def _resuming_dir(request: RunRequest) -> bool:
@@ -181,7 +200,12 @@ def _check(request: RunRequest) -> None:
 
 def _surface(paths: ProjectPaths, request: RunRequest, previous: RunManifest | None) -> ChosenSurface:
     if previous is None:
-        return choose_surface(paths, surface=request.surface, surface_file=request.surface_file)
+        return choose_surface(
+            paths,
+            surface=request.surface,
+            surface_file=request.surface_file,
+            file_name=request.surface_file_name,
+        )
     if previous.surface is None:
         return ChosenSurface()
     return ChosenSurface(previous.surface, pilot_surface_file(paths, previous.surface))

@@ -72,8 +72,11 @@ def _check_routes(paths: ProjectPaths, tasks: list[Task], file: Path) -> None:
             )
 
 
-def choose_surface(paths: ProjectPaths, *, surface: str | None, surface_file: Path | None) -> ChosenSurface:
-    """The surface of ``--surface NAME`` / ``--surface-file FILE`` (neither: the evaluation surface)."""
+def choose_surface(
+    paths: ProjectPaths, *, surface: str | None, surface_file: Path | None, file_name: str = "file"
+) -> ChosenSurface:
+    """The surface of ``--surface NAME`` / ``--surface-file FILE`` (neither: the evaluation surface).
+    ``file_name``: the pilot's surface name for a file (``confirmation`` under ``sr confirm``)."""
     if surface is not None and surface_file is not None:
         raise SchemaRouterError("give --surface or --surface-file, not both")
     if surface_file is not None:
@@ -82,7 +85,7 @@ def choose_surface(paths: ProjectPaths, *, surface: str | None, surface_file: Pa
             file = file / SURFACE_FILE
         if not file.is_file():
             raise SchemaRouterError(f"--surface-file {surface_file}: no such file")
-        return _pilot(paths, "file", file)
+        return _pilot(paths, file_name, file)
     if surface is None or surface == EVALUATION:
         return ChosenSurface()
     from schemarouter.compiler.generate.surface_only import (

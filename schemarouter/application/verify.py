@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from schemarouter.application.code_digest import SourceTree
 from schemarouter.compiler.lock_history import history_problems
+from schemarouter.compiler.run_records import record_problems
 from schemarouter.compiler.verify import VerifyReport, verify_project
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths, experiment_ids
@@ -34,12 +35,15 @@ def verify_experiments(
 ) -> VerifyOutcome:
     """Verify the chosen experiment (or every experiment with a lock), its code record (``canaries``:
     rerun them even when every implementation digest matches) and, with ``history``, the append-only
-    record of every lock through git history."""
+    record of every lock through git history. A draft's run records (pilots.yaml, confirmation.yaml)
+    are checked too: their digest chain, and the entries committed at HEAD."""
     outcome = VerifyOutcome()
     targets = [paths]
     if all_experiments and paths.experiment is not None:
         targets = [paths.with_experiment(e) for e in experiment_ids(paths.root)]
     for target in targets:
+        for problem in record_problems(target):
+            outcome.fail(problem)
         if all_experiments and not target.lock_file.exists():
             outcome.lines.append(f"{target.lock_display}: none; experiment {target.experiment} is a draft")
             continue

@@ -172,6 +172,7 @@ def _register_all() -> None:
     from schemarouter.cli import (  # noqa: F401  (each module registers its commands)
         cache_commands,
         catalog_commands,
+        confirm_commands,
         diagnostics_commands,
         engine_commands,
         experiment_commands,

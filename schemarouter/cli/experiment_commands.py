@@ -31,6 +31,11 @@ def experiments_command(ctx: typer.Context) -> None:
         if info.peeks:
             runs = ", ".join(info.peeks)
             typer.echo(f"    evaluation outcomes seen before freeze: {len(info.peeks)} run(s): {runs}")
+        if info.pilots:
+            counts = ", ".join(f"{surface} {count}" for surface, count in info.pilots)
+            typer.echo(f"    pilots recorded while a draft (runs per surface): {counts}")
+        if info.confirmations:
+            typer.echo(f"    confirmations (sr confirm): {info.confirmations}")
         if info.problem:
             typer.echo(f"    {info.problem}")
 

@@ -40,7 +40,8 @@ def surface_stats_command(
     surface_file: SurfaceFileOpt = None,
     experiment: ExperimentOpt = None,
 ) -> None:
-    """Counts of the frozen surface per stratum x language: plan lengths, distractors, hazards, grants."""
+    """Counts of the frozen surface per stratum x language: plan lengths, distractors, hazards, grants.
+    For a pilot surface, also the share of its gold plans and goal routes the other surfaces use."""
     from rich.console import Console  # imported here, so `sr --help` does not load rich's console
 
     from schemarouter.application.generation import print_surface_stats
@@ -53,3 +54,8 @@ def surface_stats_command(
     if chosen.pilot is not None:
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
     print_surface_stats(project=project, console=console, surface_file=chosen.file)
+    if chosen.pilot is not None and chosen.file is not None:
+        from schemarouter.application.surface_reuse import reuse_lines, surface_reuse
+
+        for line in reuse_lines(surface_reuse(project, chosen.file)):
+            console.print(line, markup=False, highlight=False)
