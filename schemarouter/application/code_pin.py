@@ -220,6 +220,19 @@ def check_code(
         return check
     from schemarouter.application import canaries as cn
 
+    if not cn.dev_surface_available(paths):
+        check.notes.append(
+            f"{display}: code: {len(changed)} implementation digest(s) changed and this project has no "
+            "development surface to rerun the canaries on: behaviour not checked here"
+        )
+        return check
+    key = _check_key(paths, record, tree)
+    if not canaries and _cached_check(paths) == key:
+        check.notes.append(
+            f"{display}: code: {len(changed)} implementation digest(s) changed since the pin; their canaries "
+            f"matched when last rerun on this exact code ({_cache_display(paths)}; --canaries reruns them)"
+        )
+        return check
     check.recomputed = True
     compiled = compiled or compiled_without_writing(paths)
     now = {c.label: c for c in components_of(compiled)}
@@ -249,7 +262,55 @@ def check_code(
         check.problems.append(f"{label}: used now, not in the pinned code record")
     if not check.problems:
         check.notes.append(f"{display}: code: every canary matches the pinned record")
+        _remember_check(paths, key)
     return check
+
+
+CHECK_CACHE = "code_check.json"
+
+
+def _check_key(paths: ProjectPaths, record: CodeRecord, tree: SourceTree) -> str:
+    """sha256 over what a clean canary rerun depended on: the pinned record, every current implementation
+    digest, and the bytes of the development surface's files (the catalogs are held by the freeze)."""
+    import hashlib
+
+    h = hashlib.sha256(record.model_dump_json().encode())
+    for pin in record.components:
+        h.update(f"\n{pin.module}={tree.implementation_digest(pin.module)[0]}".encode())
+    for folder in (paths.root / "spec" / "_surfaces" / "dev", paths.root / "catalogs" / "_surfaces" / "dev"):
+        for f in sorted(folder.rglob("*")) if folder.is_dir() else ():
+            if f.is_file():
+                h.update(f"\n{f.relative_to(paths.root).as_posix()}:".encode() + f.read_bytes())
+    return "sha256:" + h.hexdigest()
+
+
+def _cache_display(paths: ProjectPaths) -> str:
+    return (paths.experiment_build_dir / CHECK_CACHE).relative_to(paths.root).as_posix()
+
+
+def _cached_check(paths: ProjectPaths) -> str | None:
+    """The key of the last clean canary rerun (a speed-up only: build/ is never committed, a missing or
+    unreadable file just means the canaries run again)."""
+    import json
+
+    try:
+        data = json.loads((paths.experiment_build_dir / CHECK_CACHE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    key = data.get("clean_rerun") if isinstance(data, dict) else None
+    return key if isinstance(key, str) else None
+
+
+def _remember_check(paths: ProjectPaths, key: str) -> None:
+    import json
+
+    from schemarouter.atomic_write import write_text_atomic
+
+    try:
+        paths.experiment_build_dir.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(paths.experiment_build_dir / CHECK_CACHE, json.dumps({"clean_rerun": key}) + "\n")
+    except OSError:
+        pass  # a read-only checkout still verifies; it only reruns the canaries next time
 
 
 def require_code_unchanged(
