@@ -295,11 +295,11 @@ def test_other_bad_sources_are_one_line(tmp_path):
     code, output, source = _broken(tmp_path, "swagger.json", json.dumps({"swagger": "2.0"}), "openapi")
     assert output == f"{source}: (document): only OpenAPI 3 documents are supported (swagger 2.0)\n"
     code, output, source = _broken(tmp_path, "dup.yaml", "openapi: 3.0.3\nopenapi: 3.1.0\n", "openapi")
-    assert output == f"{source}:2:1: not YAML: duplicate key 'openapi'\n"
+    assert output == f"{source}:2:1: openapi: duplicate key 'openapi' (first at line 1)\n"
     code, output, source = _broken(tmp_path, "t.json", '{"tools": [{"type": "web_search"}]}', "openai")
     assert output == f"{source}: tools[0]: tool type 'web_search' is not supported (only 'function')\n"
     code, output, source = _broken(tmp_path, "t.json", '{"tools": [', "mcp")
-    assert code == 1 and output.startswith(f"{source}:1:") and "not JSON" in output
+    assert code == 1 and output.startswith(f"{source}:1:") and "not valid JSON" in output
     code, output, _ = _broken(tmp_path, "t.json", "[]", "xml")
     assert output == "--from xml: no importer of that name; importers: mcp, openai, openapi\n"
 

@@ -25,7 +25,7 @@ import os
 import stat
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from schemarouter.errors import SchemaRouterError
 SHOWN_CHARS = 60
 MAX_LINES = 20
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
+_IGNORED = "; this occurrence is ignored"
 
 
 @dataclass(frozen=True)
@@ -64,19 +65,11 @@ class UserDocument:
 
 
 def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
-    """``value`` as a message may show it: ``repr`` (escaped, so no control or bidi character prints as
-    itself), at most ``limit`` characters of it."""
+    """``value`` as a message may show it: its ``repr`` (which escapes every character that does not
+    print as itself: controls, invisible and bidirectional ones, line breaks), cut to ``limit``
+    characters of the value."""
     text = value if isinstance(value, str) else str(value)
-    text = "".join(_escaped(char) for char in text[: limit + 1])
-    cut = text[:limit] + "..." if len(text) > limit else text
-    return repr(cut)
-
-
-def _escaped(char: str) -> str:
-    category = unicodedata.category(char)
-    if category in ("Cc", "Cf", "Zl", "Zp", "Cs") or (category == "Zs" and char != " "):
-        return f"\\u{ord(char):04x}"
-    return char
+    return repr(text[:limit] + "...") if len(text) > limit else repr(text)
 
 
 def one_line(text: str) -> str:
@@ -125,7 +118,9 @@ def read_user_document(path: Path, *, shown_as: str, what: str, yaml_allowed: bo
         loaded = load_json_text(text, file=shown_as)
     else:
         loaded = load_yaml_text(text, file=shown_as)
-    issues = list(loaded.issues)
+    # The spec loader keeps going past a duplicate key to report every problem; a user document with
+    # any problem is refused whole, so no occurrence "is ignored".
+    issues = [replace(i, message=i.message.replace(_IGNORED, "")) for i in loaded.issues]
     if not issues:
         issues = [
             SpecIssue(shown_as, loaded.position(where), where, message)
