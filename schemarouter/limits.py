@@ -46,6 +46,13 @@ LIMITS: Final[dict[str, int]] = {
 
 
 def over_limit(what: str, count: int, name: str) -> str:
-    """The message for ``count`` of ``what`` past the limit ``name``: ``12,000 operations is more than
+    """The message for ``count`` of ``what`` past the limit ``name``: ``12,000 operations, more than
     the limit of 5,000 (OPERATIONS_PER_DOCUMENT, schemarouter/limits.py)``."""
-    return f"{count:,} {what} is more than the limit of {LIMITS[name]:,} ({name}, schemarouter/limits.py)"
+    return f"{count:,} {what}, more than the limit of {LIMITS[name]:,} ({name}, schemarouter/limits.py)"
+
+
+def query_problem(query: str) -> str | None:
+    """Why ``query`` is refused (longer than ``QUERY_CHARS``), or None."""
+    if len(query) > QUERY_CHARS:
+        return f"the query has {over_limit('characters', len(query), 'QUERY_CHARS')}"
+    return None

@@ -12,6 +12,8 @@ from schemarouter.documents.issues import LOAD_CODE, Position, SpecIssue, format
 from schemarouter.documents.json_text import load_json_text, parse_json_strict
 from schemarouter.documents.user_file import (
     UserDocument,
+    control_characters,
+    decode_user_text,
     issue_lines,
     one_line,
     read_user_bytes,
@@ -27,6 +29,8 @@ __all__ = [
     "Position",
     "SpecIssue",
     "UserDocument",
+    "control_characters",
+    "decode_user_text",
     "format_path",
     "issue_lines",
     "load_json_text",
