@@ -20,7 +20,7 @@ NESTING_DEPTH: Final = MAX_DEPTH
 # Digits of one integer (Python refuses longer conversions anyway).
 INTEGER_DIGITS: Final = MAX_INT_DIGITS
 # Operations (OpenAPI) or tools (MCP, OpenAI) of one imported document.
-OPERATIONS_PER_DOCUMENT: Final = 5_000
+OPERATIONS_PER_DOCUMENT: Final = 2_500
 # Characters of one query: `sr retrieve "..."` and each query of `sr retrieval eval --queries`.
 QUERY_CHARS: Final = 4_096
 # Queries of one judged query file.

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import unicodedata
 from collections.abc import Iterator
@@ -115,13 +116,13 @@ def read_user_document(path: Path, *, shown_as: str, what: str, yaml_allowed: bo
     digest = hashlib.sha256(raw).hexdigest()
     text = decode_user_text(raw, shown_as=shown_as)
     if not yaml_allowed or text.lstrip()[:1] in ("{", "["):
-        loaded = load_json_text(text, file=shown_as)
+        loaded = _load_json(text, shown_as)
     else:
         loaded = load_yaml_text(text, file=shown_as)
     # The spec loader keeps going past a duplicate key to report every problem; a user document with
     # any problem is refused whole, so no occurrence "is ignored".
     issues = [replace(i, message=i.message.replace(_IGNORED, "")) for i in loaded.issues]
-    if not issues:
+    if not issues and _may_hold_controls(text):
         issues = [
             SpecIssue(shown_as, loaded.position(where), where, message)
             for where, message in control_characters(loaded.data)
@@ -129,6 +130,28 @@ def read_user_document(path: Path, *, shown_as: str, what: str, yaml_allowed: bo
     if issues:
         raise SchemaRouterError(issue_lines(issues))
     return UserDocument(shown=shown_as, sha256=digest, loaded=loaded)
+
+
+class _JsonDocument(LoadedDocument):
+    """A JSON document whose positions are found when a problem asks for one (``safe_json.position_of``,
+    one scan of the text), not composed up front: composing a 4 MB document as YAML for its positions
+    takes seconds, and a document without problems never needs them."""
+
+    def __init__(self, file: str, data: Any, text: str) -> None:
+        super().__init__(file=file, data=data)
+        self._text = text
+
+    def position(self, path: PathKey, *, at_key: bool = False) -> Position:
+        line, col = safe_json.position_of(self._text, tuple(path))
+        return Position(line, col)
+
+
+def _load_json(text: str, shown_as: str) -> LoadedDocument:
+    try:
+        data = safe_json.loads(text)
+    except safe_json.JsonTextError:  # the spec loader's reading names the problem (duplicate keys at both)
+        return load_json_text(text, file=shown_as)
+    return _JsonDocument(shown_as, data, text)
 
 
 def issue_lines(issues: list[SpecIssue]) -> str:
@@ -142,6 +165,16 @@ def issue_lines(issues: list[SpecIssue]) -> str:
 def _bounded(line: str, limit: int = 400) -> str:
     line = one_line(line)
     return line if len(line) <= limit else line[:limit] + "..."
+
+
+def _may_hold_controls(text: str) -> bool:
+    """Whether a string of the data may hold a control character: both loaders refuse C0 controls
+    written as themselves, so only an escape (which needs a backslash) or a DEL or C1 control written
+    as itself can make one; the walk below is skipped for the many documents with neither."""
+    return _ESCAPE_OR_C1.search(text) is not None
+
+
+_ESCAPE_OR_C1 = re.compile(r"[\\\x7f-\x9f]")
 
 
 def control_characters(data: Any) -> Iterator[tuple[PathKey, str]]:
