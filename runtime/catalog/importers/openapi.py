@@ -125,7 +125,8 @@ def _problems(source: SourceFile, doc: Mapping[str, Any], found: list[tuple[Path
     lines = []
     for path, message in found:
         at = ".".join(str(p) for p in path)
-        lines.append(ImportProblem(source.shown, _where_of(doc, path), f"{message} (at {at})"))
+        where = _where_of(doc, path)
+        lines.append(ImportProblem(source.shown, where, f"{message} (at {at})", source.position(path)))
     first = lines[0]
     if len(lines) > 1:
         first.args = ("\n".join(str(p) for p in lines),)
