@@ -44,12 +44,14 @@ def record_file(paths: ProjectPaths) -> Path:
 
 
 def code_digest() -> str:
-    """sha256 over the source of the compiler and the spec models (path and bytes of each file)."""
+    """sha256 over the source of the compiler, its loaders (``schemarouter.documents``) and the spec
+    models (path and bytes of each file)."""
     import schemarouter.compiler
+    import schemarouter.documents
     import schemarouter.runtime.spec_model
 
     digest = hashlib.sha256()
-    for package in (schemarouter.compiler, schemarouter.runtime.spec_model):
+    for package in (schemarouter.compiler, schemarouter.documents, schemarouter.runtime.spec_model):
         base = Path(next(iter(package.__path__)))
         for file in sorted(base.rglob("*.py")):
             digest.update(f"{package.__name__}/{file.relative_to(base).as_posix()}\n".encode())

@@ -197,6 +197,7 @@ def position_of(text: str, path: tuple[str | int, ...]) -> tuple[int, int]:
     or of its closest ancestor that exists; a key that does not resolve points at the mapping."""
     offsets: dict[tuple[str | int, ...], int] = {}
     frames: list[list[Any]] = []  # [path, is_list, index or key, expecting a key]
+    target = tuple(path)
 
     def here() -> tuple[str | int, ...]:
         if not frames:
@@ -228,6 +229,8 @@ def position_of(text: str, path: tuple[str | int, ...]) -> tuple[int, int]:
             offsets.setdefault((*frames[-1][0], frames[-1][2]), token.start())
             continue
         where = here()
+        if where == target:  # found: nothing later in the text can change the answer
+            return line_col(text, token.start())
         offsets[where] = token.start()
         if char == "[":
             frames.append([where, True, 0, False])

@@ -21,7 +21,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 # Layers, lowest first (ARCHITECTURE.md, "Packages and what each may import").
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("schemarouter.errors", "schemarouter.safe_json", "schemarouter.atomic_write", "schemarouter"),
+    (
+        "schemarouter.errors",
+        "schemarouter.safe_json",
+        "schemarouter.atomic_write",
+        "schemarouter.limits",
+        "schemarouter.documents",
+        "schemarouter",
+    ),
     ("schemarouter.project", "schemarouter.project_file"),
     ("schemarouter.runtime.catalog", "schemarouter.runtime.tokens"),
     ("schemarouter.runtime.simulator",),

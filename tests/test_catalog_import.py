@@ -172,8 +172,8 @@ def test_a_dangling_ref_is_one_line_naming_the_operation(tmp_path):
         tmp_path, "api.yaml", text.replace(marker, "$ref: '#/components/schemas/Invoise'", 1), "openapi"
     )
     assert code == 1
-    assert output == (
-        f"{source}: GET /orders/{{orderId}}/invoice (getOrderInvoice): "
+    assert output == (  # at the line and column of the $ref's schema
+        f"{source}:890:17: GET /orders/{{orderId}}/invoice (getOrderInvoice): "
         "$ref '#/components/schemas/Invoise' does not resolve "
         "(at paths./orders/{orderId}/invoice.get.responses.200.content.application/json.schema)\n"
     )
@@ -274,12 +274,12 @@ OK = {"200": {"description": "ok"}}
                 "parameters": [ID],
                 "responses": {"200": {"$ref": "other.yaml#/responses/Ok"}},
             },
-            "POST /things/{id} (t): $ref 'other.yaml#/responses/Ok' points outside the document "
+            ":1:233: POST /things/{id} (t): $ref 'other.yaml#/responses/Ok' points outside the document "
             "(only '#/...' is supported) (at paths./things/{id}.post.responses.200)",
         ),
         (
             {"operationId": "t", "parameters": [ID], "responses": "none"},
-            "POST /things/{id} (t): not valid OpenAPI 3.0.3: 'none' is not of type 'object' "
+            ":1:225: POST /things/{id} (t): not valid OpenAPI 3.0.3: 'none' is not of type 'object' "
             "(at paths./things/{id}.post.responses)",
         ),
     ],
@@ -288,18 +288,20 @@ def test_unsupported_constructs_are_one_line_naming_the_operation_and_the_constr
     tmp_path, operation, message
 ):
     code, output, source = _broken(tmp_path, "api.json", _openapi(operation), "openapi")
-    assert (code, output) == (1, f"{source}: {message}\n")
+    # A message starting ":LINE:COL:" is located (a $ref, the validator); the others name the operation.
+    located = message if message.startswith(":") else f": {message}"
+    assert (code, output) == (1, f"{source}{located}\n")
 
 
 def test_other_bad_sources_are_one_line(tmp_path):
     code, output, source = _broken(tmp_path, "swagger.json", json.dumps({"swagger": "2.0"}), "openapi")
     assert output == f"{source}: (document): only OpenAPI 3 documents are supported (swagger 2.0)\n"
     code, output, source = _broken(tmp_path, "dup.yaml", "openapi: 3.0.3\nopenapi: 3.1.0\n", "openapi")
-    assert output == f"{source}:2:1: not YAML: duplicate key 'openapi'\n"
+    assert output == f"{source}:2:1: openapi: duplicate key 'openapi' (first at line 1)\n"
     code, output, source = _broken(tmp_path, "t.json", '{"tools": [{"type": "web_search"}]}', "openai")
     assert output == f"{source}: tools[0]: tool type 'web_search' is not supported (only 'function')\n"
     code, output, source = _broken(tmp_path, "t.json", '{"tools": [', "mcp")
-    assert code == 1 and output.startswith(f"{source}:1:") and "not JSON" in output
+    assert code == 1 and output.startswith(f"{source}:1:") and "not valid JSON" in output
     code, output, _ = _broken(tmp_path, "t.json", "[]", "xml")
     assert output == "--from xml: no importer of that name; importers: mcp, openai, openapi\n"
 

@@ -119,9 +119,11 @@ def find_plan(
     stratum: StratumInfo,
     slots: Mapping[str, str],
     failure: tuple[str, str | None] | None,
+    file: str = "spec/intents.yaml",
 ) -> tuple[StepTemplate, ...]:
-    """The gold plan template of an intent; ``slots`` maps semantic ID -> slot name."""
-    where = f"spec/intents.yaml: {intent_id}"
+    """The gold plan template of an intent; ``slots`` maps semantic ID -> slot name; ``file`` names
+    the intents file in messages."""
+    where = f"{file}: {intent_id}"
     if goal not in graph:
         raise SchemaRouterError(f"{where}: goal {goal} is not a core route")
     goal_e = _endpoint(graph, goal)

@@ -1,9 +1,9 @@
-"""Resolve every intent of spec/intents.yaml into a plan template through the route graph."""
+"""Resolve every intent of spec/intents.yaml (or of a surface's intents file) into a plan template
+through the route graph."""
 
 from __future__ import annotations
 
 import functools
-import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -11,6 +11,7 @@ import networkx as nx
 
 from schemarouter.compiler.generate.graph import StepTemplate, build_graph, find_plan
 from schemarouter.compiler.generate.load import GeneratorInputs
+from schemarouter.compiler.generate.phrasing import PhrasingError, parse_phrasing
 from schemarouter.compiler.generate.spec_model import IntentDef, SlotDef
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.catalog.model import Endpoint
@@ -24,25 +25,29 @@ class ResolvedIntent:
     plan: tuple[StepTemplate, ...]
 
 
-def _slot(slot: str | SlotDef, inputs: GeneratorInputs) -> tuple[str, str]:
+def _slot(slot: str | SlotDef, inputs: GeneratorInputs, intent: IntentDef) -> tuple[str, str]:
     pool = slot if isinstance(slot, str) else slot.pool
     if pool not in inputs.pools:
-        raise SchemaRouterError(f"spec/intents.yaml: unknown pool {pool!r}")
+        raise SchemaRouterError(f"{inputs.intents_file}: {intent.id}: unknown pool {pool!r}")
     semantic = inputs.pools[pool].semantic if isinstance(slot, str) or not slot.semantic else slot.semantic
     return pool, semantic
 
 
-def _check_phrasings(intent: IntentDef, languages: tuple[str, ...]) -> None:
+def _check_phrasings(intent: IntentDef, languages: tuple[str, ...], file: str) -> None:
+    """Every phrasing parses with the restricted formatter (``phrasing.py``) and names each slot."""
     for lang in languages:
-        for text in intent.phrasings.get(lang, ()):
-            named = {name for _, name, _, _ in string.Formatter().parse(text) if name}
+        for number, text in enumerate(intent.phrasings.get(lang, ()), start=1):
+            try:
+                named = set(parse_phrasing(text).slots)
+            except PhrasingError as err:
+                raise SchemaRouterError(f"{file}: {intent.id} ({lang}): phrasing {number}: {err}") from None
             if named - set(intent.slots):
                 raise SchemaRouterError(
-                    f"spec/intents.yaml: {intent.id} ({lang}): unknown slots {named - set(intent.slots)}"
+                    f"{file}: {intent.id} ({lang}): unknown slots {sorted(named - set(intent.slots))}"
                 )
             if set(intent.slots) - named:
                 raise SchemaRouterError(
-                    f"spec/intents.yaml: {intent.id} ({lang}): phrasing omits {set(intent.slots) - named}"
+                    f"{file}: {intent.id} ({lang}): phrasing omits {sorted(set(intent.slots) - named)}"
                 )
 
 
@@ -67,30 +72,35 @@ def resolve_intents(
     strata = {s.id: s for s in inputs.strata}
     resolved = []
     seen: set[str] = set()
+    file = inputs.intents_file
     for intent in inputs.intents:
         if intent.id in seen:
-            raise SchemaRouterError(f"spec/intents.yaml: duplicate intent {intent.id}")
+            raise SchemaRouterError(f"{file}: duplicate intent {intent.id}")
         seen.add(intent.id)
         if intent.stratum not in strata:
-            raise SchemaRouterError(f"spec/intents.yaml: {intent.id}: unknown stratum {intent.stratum}")
+            raise SchemaRouterError(f"{file}: {intent.id}: unknown stratum {intent.stratum}")
         if intent.goal not in by_base and intent.goal not in wide_base:
             where = "a core route" if wider is None else "a route of the smallest catalog"
-            raise SchemaRouterError(f"spec/intents.yaml: {intent.id}: goal {intent.goal} is not {where}")
-        _check_phrasings(intent, inputs.languages)
+            raise SchemaRouterError(f"{file}: {intent.id}: goal {intent.goal} is not {where}")
+        _check_phrasings(intent, inputs.languages, file)
         pools, semantics = {}, {}
         for name, slot in intent.slots.items():
-            pools[name], semantics[name] = _slot(slot, inputs)
+            pools[name], semantics[name] = _slot(slot, inputs, intent)
         by_semantic: dict[str, str] = {}
         for name, semantic in semantics.items():
             if semantic in by_semantic:
                 raise SchemaRouterError(
-                    f"spec/intents.yaml: {intent.id}: slots {by_semantic[semantic]} and {name} "
-                    f"share {semantic}"
+                    f"{file}: {intent.id}: slots {by_semantic[semantic]} and {name} share {semantic}"
                 )
             by_semantic[semantic] = name
         failure = (intent.failure.error, intent.failure.stale_slot) if intent.failure else None
         plan_of = functools.partial(
-            find_plan, intent_id=intent.id, stratum=strata[intent.stratum], slots=by_semantic, failure=failure
+            find_plan,
+            intent_id=intent.id,
+            stratum=strata[intent.stratum],
+            slots=by_semantic,
+            failure=failure,
+            file=file,
         )
         if wide_graph is None:
             plan = plan_of(graph, goal=by_base[intent.goal])

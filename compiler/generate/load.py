@@ -56,6 +56,8 @@ class GeneratorInputs:
     error_classes: frozenset[str]
     identifier_pattern: str
     source_sha256: dict[str, str]
+    # How messages name the intents file: spec/intents.yaml, or the file `sr surface generate` was given.
+    intents_file: str = "spec/intents.yaml"
 
 
 def _read_yaml(path: Path, *, yaml11_booleans: bool = False) -> tuple[Any, str]:

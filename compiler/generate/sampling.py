@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from schemarouter.compiler.generate.intents import ResolvedIntent
 from schemarouter.compiler.generate.load import GeneratorInputs
+from schemarouter.compiler.generate.phrasing import parse_phrasing
 from schemarouter.compiler.generate.slots import SlotValue, draw
 from schemarouter.errors import SchemaRouterError
 
@@ -53,7 +54,7 @@ def sample_drafts(inputs: GeneratorInputs, resolved: list[ResolvedIntent]) -> li
     for stratum in inputs.strata:
         pool = sorted((ri for ri in resolved if ri.intent.stratum == stratum.id), key=lambda ri: ri.intent.id)
         if not pool:
-            raise SchemaRouterError(f"spec/intents.yaml: no intent for stratum {stratum.id}")
+            raise SchemaRouterError(f"{inputs.intents_file}: no intent for stratum {stratum.id}")
         for lang in inputs.languages:
             rng = random.Random(f"{inputs.seeds['surface']}:{stratum.id}:{lang}")
             order = list(pool)
@@ -69,7 +70,7 @@ def sample_drafts(inputs: GeneratorInputs, resolved: list[ResolvedIntent]) -> li
                     for _ in range(60):
                         slots = _draw_slots(inputs, ri, lang, rng)
                         phrasing = rng.choice(ri.intent.phrasings[lang])
-                        query = phrasing.format(**{k: v.text for k, v in slots.items()})
+                        query = parse_phrasing(phrasing).fill({k: v.text for k, v in slots.items()})
                         values = {k: v.value for k, v in sorted(slots.items())}
                         key = json.dumps([ri.intent.id, values], sort_keys=True)
                         if key not in used_keys and query not in used_queries:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schemarouter import limits
 from schemarouter.compiler.generate.endpoints import Provenance
 from schemarouter.compiler.generate.intents import resolve_intents
 from schemarouter.compiler.generate.load import (
@@ -32,10 +33,19 @@ from schemarouter.compiler.generate.load import (
     parse_yaml_bytes,
     validate_against,
 )
+from schemarouter.compiler.generate.phrasing import PhrasingError, parse_phrasing
 from schemarouter.compiler.generate.pipeline import _check_queries
 from schemarouter.compiler.generate.sampling import sample_drafts
 from schemarouter.compiler.generate.spec_model import IntentDef, PoolDef
 from schemarouter.compiler.generate.tasks import assemble_task
+from schemarouter.compiler.schema_validation import validate_document
+from schemarouter.documents import (
+    UserDocument,
+    issue_lines,
+    load_json_text,
+    read_user_document,
+    sorted_issues,
+)
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import PROJECT_FILE, ProjectPaths
 from schemarouter.runtime.catalog.io import load_catalog_with_digest
@@ -89,39 +99,101 @@ def _schema_for(settings: SurfaceSettings, project: ProjectPaths, name: str) -> 
 
 
 def _load_overlay(project: ProjectPaths, settings: SurfaceSettings, base: GeneratorInputs) -> GeneratorInputs:
-    """The experiment's inputs with the surface's intents, and its pools added to the experiment's."""
+    """The experiment's inputs with the surface's intents, and its pools added to the experiment's.
+
+    Both files come through the one bounded reading of user documents (``documents.read_user_document``:
+    size, nesting, no anchors, aliases, duplicate keys or control characters), then the schema, the
+    limits and the restricted phrasing formatter, every problem at its ``file:line:col`` and never
+    echoing the file."""
     root = project.root
     shown = _rel(root, settings.intents)
-    data = read_yaml_file(settings.intents, display=shown)
-    validate_against(_schema_for(settings, project, "intents"), data, display=shown)
+    doc = _user_document(settings.intents, shown, "intents", "intents file")
+    _validate_user(doc, _schema_for(settings, project, "intents"))
+    _check_intents_file(doc, {stratum.id for stratum in base.strata})
     try:
-        intents = tuple(IntentDef.model_validate(v) for v in data["intents"])
+        intents = tuple(IntentDef.model_validate(v) for v in doc.data["intents"])
     except ValueError as err:
-        raise SchemaRouterError(f"{shown}: {err}") from None
+        raise doc.fail(("intents",), _first_error(err)) from None
     pools: dict[str, PoolDef] = dict(base.pools)
-    sha = {f"intents:{shown}": hashlib.sha256(settings.intents.read_bytes()).hexdigest()}
+    sha = {f"intents:{shown}": doc.sha256}
     if settings.pools is not None:
         shown_pools = _rel(root, settings.pools)
-        pdata = read_yaml_file(settings.pools, display=shown_pools)
-        validate_against(_schema_for(settings, project, "pools"), pdata, display=shown_pools)
-        for name, raw in pdata["pools"].items():
+        pdoc = _user_document(settings.pools, shown_pools, "pools", "pools file")
+        _validate_user(pdoc, _schema_for(settings, project, "pools"))
+        for name, raw in pdoc.data["pools"].items():
             if name in pools:
-                raise SchemaRouterError(
-                    f"{shown_pools}: pools.{name}: the experiment's spec/pools.yaml already defines it; "
-                    "give the surface's pool another name"
+                raise pdoc.fail(
+                    ("pools", name),
+                    "the experiment's spec/pools.yaml already defines it; "
+                    "give the surface's pool another name",
                 )
             try:
                 pools[name] = PoolDef.model_validate(raw)
             except ValueError as err:
-                raise SchemaRouterError(f"{shown_pools}: pools.{name}: {err}") from None
-        sha[f"pools:{shown_pools}"] = hashlib.sha256(settings.pools.read_bytes()).hexdigest()
+                raise pdoc.fail(("pools", name), _first_error(err)) from None
+        sha[f"pools:{shown_pools}"] = pdoc.sha256
     return dataclasses.replace(
         base,
         intents=intents,
         pools=pools,
         seeds={**base.seeds, **settings.seeds},
         source_sha256=sha,
+        intents_file=shown,
     )
+
+
+def _user_document(path: Path, shown: str, key: str, what: str) -> UserDocument:
+    """A user's intents or pools file: bounded reading, and a mapping holding ``key`` (checked before the
+    schema, so a file of another kind, /etc/passwd say, is one line that shows none of it)."""
+    doc = read_user_document(path, shown_as=shown, what=what)
+    if not isinstance(doc.data, dict) or key not in doc.data:
+        raise doc.fail((), f"the {what} must be a mapping with '{key}' (format: compiler/generate/README.md)")
+    return doc
+
+
+def _validate_user(doc: UserDocument, schema_path: Path) -> None:
+    if not schema_path.is_file():
+        raise SchemaRouterError(f"{schema_path}: missing schema for {doc.shown}")
+    schema = load_json_text(schema_path.read_text(encoding="utf-8"), file=str(schema_path)).data
+    issues = validate_document(doc.loaded, schema)
+    if issues:
+        raise SchemaRouterError(issue_lines(sorted_issues(issues)))
+
+
+def _check_intents_file(doc: UserDocument, strata: set[str]) -> None:
+    """The limits on intents and phrasings, every phrasing through the restricted formatter, and the
+    intent ids and strata (at their lines; what needs the route graph is checked after)."""
+    intents = doc.data["intents"]
+    if len(intents) > limits.INTENTS_PER_FILE:
+        raise doc.fail(("intents",), limits.over_limit("intents", len(intents), "INTENTS_PER_FILE"))
+    seen: dict[str, int] = {}
+    for i, intent in enumerate(intents):
+        if intent["id"] in seen:
+            raise doc.fail(
+                ("intents", i, "id"), f"intent {intent['id']} is also intents[{seen[intent['id']]}]"
+            )
+        seen[intent["id"]] = i
+        if intent["stratum"] not in strata:
+            known = ", ".join(sorted(strata))
+            raise doc.fail(
+                ("intents", i, "stratum"), f"intent {intent['id']}: unknown stratum (strata: {known})"
+            )
+        for lang, texts in sorted(intent.get("phrasings", {}).items()):
+            for j, text in enumerate(texts):
+                try:
+                    parse_phrasing(text)
+                except PhrasingError as err:
+                    where = ("intents", i, "phrasings", lang, j)
+                    raise doc.fail(where, f"intent {intent['id']} ({lang}): {err}") from None
+
+
+def _first_error(err: ValueError) -> str:
+    errors = getattr(err, "errors", None)
+    if callable(errors):
+        first = errors(include_url=False, include_input=False)[0]
+        place = ".".join(str(p) for p in first["loc"])
+        return f"{place}: {first['msg']}" if place else str(first["msg"])
+    return str(err).splitlines()[0]
 
 
 def _committed_catalogs(
@@ -176,6 +248,10 @@ def generate_surface(project: ProjectPaths, settings: SurfaceSettings) -> Genera
     """The surface of ``settings`` against the committed catalogs of ``project``'s experiment."""
     base = load_inputs(project.spec_dir)
     inputs = _load_overlay(project, settings, base)
+    planned = len(inputs.strata) * len(inputs.languages) * inputs.tasks_per_cell
+    if planned > limits.TASKS_PER_SURFACE:
+        count = limits.over_limit("tasks", planned, "TASKS_PER_SURFACE")
+        raise SchemaRouterError(f"{_rel(project.root, settings.intents)}: {count}")
     catalogs, digests = _committed_catalogs(project, inputs.catalog_sizes)
     provenance = _committed_provenance(project)
     full = catalogs[max(catalogs)]

@@ -8,12 +8,22 @@ and only ``Endpoint.tool_schema()`` reaches a model. ``behavior`` is simulator-o
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 JsonType = Literal["string", "number", "integer", "boolean", "array", "object"]
 SideEffect = Literal["read", "write", "destructive"]
+
+# The grammars of a catalog's names (ASCII only). The generator's catalogs keep them by construction; an
+# importer refuses a source's name outside them (runtime/catalog/importers/identifiers.py).
+ROUTE_ID = re.compile(r"^[a-z0-9][a-z0-9_]*(?:\.[a-z0-9][a-z0-9_]*)+$", re.ASCII)
+ROUTE_ID_MAX = 128
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$", re.ASCII)
+DOMAIN = re.compile(r"^[a-z0-9][a-z0-9_]{0,63}$", re.ASCII)
+FIELD_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$", re.ASCII)
+SEMANTIC_ID = re.compile(r"^[a-z0-9][a-z0-9_]*(?:\.[a-z0-9][a-z0-9_]*)+$", re.ASCII)
 
 
 class FieldSpec(BaseModel):

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from schemarouter import limits
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
@@ -161,6 +162,9 @@ class RetrieveRequest:
 
 def show_retrieve(project: ProjectPaths, r: RetrieveRequest) -> None:
     """Rank the query and print the ranking."""
+    problem = limits.query_problem(r.query)
+    if problem is not None:
+        raise SchemaRouterError(f"sr retrieve: {problem}")
     if r.catalog_file is None:
         call = retrieve(
             project=project, catalog_size=r.catalog, query=r.query, state_file=r.state, k=r.k, spec=r.spec

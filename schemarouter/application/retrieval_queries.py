@@ -11,8 +11,11 @@ Each line is an object::
   (``runtime/state/state_file.py``: the contract, and every name registered in the catalog). Static
   strategies ignore it.
 
-Blank lines and lines starting with ``#`` are skipped. Every problem is one
-``file:line:col: key: message`` line, all of them at once.
+Blank lines and lines starting with ``#`` are skipped. The file is read as a user's document is
+(``documents.read_user_bytes``: a regular file of at most ``limits.DOCUMENT_BYTES``, UTF-8), holds
+at most ``limits.QUERIES_PER_FILE`` queries of at most ``limits.QUERY_CHARS`` characters, and no
+string of a line may hold a control character. Every problem is one ``file:line:col: key: message``
+line, all of them at once, a value shown escaped and shortened.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter import safe_json
+from schemarouter import limits, safe_json
+from schemarouter.documents import control_characters, decode_user_text, read_user_bytes
+from schemarouter.documents import shown as shown_value
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.catalog.model import Catalog
 from schemarouter.runtime.state.errors import ContractViolation
@@ -43,18 +48,17 @@ class JudgedQuery:
 def read_queries(path: Path, catalog: Catalog) -> list[JudgedQuery]:
     """Every query of the file, in file order; one line per problem."""
     shown = str(path)
-    try:
-        text = safe_json.decode_utf8(path.read_bytes())
-    except OSError as err:
-        raise SchemaRouterError(f"{shown}: cannot read the query file ({err.strerror or err})") from None
-    except safe_json.JsonTextError as err:
-        raise SchemaRouterError(f"{shown}: {err.message}") from None
+    text = decode_user_text(read_user_bytes(path, shown_as=shown, what="query file"), shown_as=shown)
+    lines = text.splitlines()
+    count = sum(1 for line in lines if line.strip() and not line.lstrip().startswith("#"))
+    if count > limits.QUERIES_PER_FILE:
+        raise SchemaRouterError(f"{shown}:1:1: {limits.over_limit('queries', count, 'QUERIES_PER_FILE')}")
     routes = set(catalog.by_route())
     vocabulary = Vocabulary.of(catalog)
     out: list[JudgedQuery] = []
     problems: list[str] = []
     seen: dict[str, int] = {}
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(lines, start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
 
@@ -73,6 +77,10 @@ def read_queries(path: Path, catalog: Catalog) -> list[JudgedQuery]:
         if not isinstance(data, dict):
             problem((), "each line must be a JSON object")
             continue
+        controls = list(control_characters(data))
+        if controls:
+            problem(*controls[0])
+            continue
         for key in data:
             if key not in KEYS:
                 problem((key,), f"unknown key (keys: {', '.join(KEYS)})")
@@ -81,17 +89,21 @@ def read_queries(path: Path, catalog: Catalog) -> list[JudgedQuery]:
             problem(("id",) if "id" in data else (), "needs a non-empty string 'id'")
             continue
         if query_id in seen:
-            problem(("id",), f"{query_id!r} is also the id of line {seen[query_id]}")
+            problem(("id",), f"{shown_value(query_id)} is also the id of line {seen[query_id]}")
         seen[query_id] = lineno
         if not isinstance(query, str) or not query.strip():
             problem(("query",) if "query" in data else (), "needs a non-empty string 'query'")
+            continue
+        too_long = limits.query_problem(query)
+        if too_long is not None:
+            problem(("query",), too_long)
             continue
         if not isinstance(relevant, list) or not relevant or not all(isinstance(r, str) for r in relevant):
             problem(("relevant",) if "relevant" in data else (), "needs a non-empty list of route IDs")
             continue
         unknown = [i for i, r in enumerate(relevant) if r not in routes]
         for i in unknown:
-            problem(("relevant", i), f"{relevant[i]!r} is not a route of the catalog")
+            problem(("relevant", i), f"{shown_value(relevant[i])} is not a route of the catalog")
         state = None
         if "state" in data:
             try:

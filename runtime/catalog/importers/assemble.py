@@ -6,8 +6,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from schemarouter.documents import shown
+from schemarouter.runtime.catalog.importers.identifiers import (
+    IdentifierProblem,
+    check_domain,
+    check_field_name,
+    check_grammar,
+    check_route_id,
+    check_semantic_id,
+)
 from schemarouter.runtime.catalog.importers.naming import TOOL_NAME, derived_route_id, first_sentence
 from schemarouter.runtime.catalog.importers.problems import ImportProblem
+from schemarouter.runtime.catalog.importers.side_effects import derived_effect
 from schemarouter.runtime.catalog.importers.source import SourceFile
 from schemarouter.runtime.catalog.model import Catalog, CatalogSource, Endpoint, FieldSpec, SideEffect
 
@@ -30,38 +40,57 @@ class Draft:
     errors: list[str] = field(default_factory=list)
     deprecated: bool = False
     derived: set[str] = field(default_factory=set)
+    # Where the operation or tool is in the source's data, for the position of a problem's line.
+    source_path: tuple[str | int, ...] = ()
 
 
 def endpoint_of(draft: Draft, source: SourceFile) -> Endpoint:
-    """The endpoint: ``x-route-id``, ``x-domain`` and ``x-side-effect`` override what was derived."""
-    if not TOOL_NAME.match(draft.name):
-        raise ImportProblem(
-            source.shown, draft.where, f"tool name {draft.name!r} does not match ^[A-Za-z0-9_-]{{1,64}}$"
-        )
+    """The endpoint: ``x-route-id``, ``x-domain`` and ``x-side-effect`` override what was derived; every
+    name is held to the catalog's grammars (``identifiers.py``); an undeclared side effect is made as
+    dangerous as the verbs of the name and the description (``side_effects.py``)."""
+    try:
+        return _endpoint(draft)
+    except IdentifierProblem as err:
+        raise ImportProblem(source.shown, draft.where, str(err), source.position(draft.source_path)) from None
+
+
+def _endpoint(draft: Draft) -> Endpoint:
+    check_grammar(draft.name, TOOL_NAME, "tool name")
     ext = draft.extensions
     derived = set(draft.derived)
     domain = ext.get("x-domain")
-    if isinstance(domain, str) and domain:
+    if "x-domain" in ext:
+        if not isinstance(domain, str):
+            raise IdentifierProblem("x-domain must be a string")
+        check_domain(domain, "x-domain")
         derived.discard("domain")
     else:
-        domain = draft.domain
+        domain = check_domain(draft.domain)
     route_id = ext.get("x-route-id")
-    if not isinstance(route_id, str) or not route_id:
-        route_id = derived_route_id(domain, draft.name)
+    if "x-route-id" in ext:
+        if not isinstance(route_id, str):
+            raise IdentifierProblem("x-route-id must be a string")
+        check_route_id(route_id, "x-route-id")
+    else:
+        route_id = check_route_id(derived_route_id(domain, draft.name), "the derived route ID")
         derived.add("route_id")
     side_effect = ext.get("x-side-effect", draft.side_effect)
     if "x-side-effect" in ext:
         if side_effect not in SIDE_EFFECTS:
-            raise ImportProblem(
-                source.shown,
-                draft.where,
-                f"x-side-effect {side_effect!r} is not one of read, write, destructive",
+            raise IdentifierProblem(
+                f"x-side-effect {shown(side_effect)} is not one of read, write, destructive"
             )
         derived.discard("side_effect")
+    else:
+        side_effect = derived_effect(draft.side_effect, draft.name, draft.description)
+    for spec in (*draft.inputs, *draft.outputs):
+        check_field_name(spec.name, "field name")
+        if "semantic_id" not in spec.derived:
+            check_semantic_id(spec.semantic_id, f"x-semantic-id of {shown(spec.name)}")
     names = [f.name for f in draft.inputs]
     clash = sorted({n for n in names if names.count(n) > 1})
     if clash:
-        raise ImportProblem(source.shown, draft.where, f"input {clash[0]!r} is defined twice")
+        raise IdentifierProblem(f"input {shown(clash[0])} is defined twice")
     summary = draft.summary.strip() or first_sentence(draft.description) or draft.name
     if not draft.summary.strip():
         derived.add("summary")

@@ -16,10 +16,13 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
+from schemarouter import limits
 from schemarouter.runtime.catalog.importers.assemble import Draft, catalog_of, endpoint_of
+from schemarouter.runtime.catalog.importers.identifiers import label
 from schemarouter.runtime.catalog.importers.naming import snake
 from schemarouter.runtime.catalog.importers.options import ImportOptions
 from schemarouter.runtime.catalog.importers.problems import ImportProblem, dependency_missing
+from schemarouter.runtime.catalog.importers.refs import RefResolver, find_dangling
 from schemarouter.runtime.catalog.importers.registry import register_importer
 from schemarouter.runtime.catalog.importers.schema_fields import Unsupported, field_spec, object_properties
 from schemarouter.runtime.catalog.importers.source import SourceFile
@@ -36,6 +39,10 @@ class McpImporter:
         except ImportError:
             raise dependency_missing("mcp", "catalog-import", "--from mcp") from None
         result = _result(source)
+        base: tuple[str | int, ...] = ("result", "tools") if "jsonrpc" in source.data else ("tools",)
+        if len(result["tools"]) > limits.OPERATIONS_PER_DOCUMENT:
+            count = limits.over_limit("tools", len(result["tools"]), "OPERATIONS_PER_DOCUMENT")
+            raise ImportProblem(source.shown, "(message)", count, source.position(base))
         try:
             listed = ListToolsResult.model_validate(result)
         except ValidationError as err:
@@ -43,11 +50,13 @@ class McpImporter:
         domain = snake(options.domain)
         pairs: list[tuple[str, Endpoint]] = []
         for i, tool in enumerate(listed.tools):
-            where = f"tools[{i}] ({tool.name})"
+            where = f"tools[{i}] ({label(tool.name)})"
+            at = source.position((*base, i))
             try:
                 draft = _draft(tool, domain, where)
             except Unsupported as err:
-                raise ImportProblem(source.shown, where, str(err)) from None
+                raise ImportProblem(source.shown, where, str(err), at) from None
+            draft.source_path = (*base, i)
             pairs.append((where, endpoint_of(draft, source)))
         return catalog_of(pairs, source, self.code)
 
@@ -96,16 +105,10 @@ def side_effect_of(annotations: Any) -> SideEffect:
 
 
 def _draft(tool: Any, domain: str, where: str) -> Draft:
-    inputs = [
-        field_spec(name, prop, required=req, domain=domain, output=False, what=f"input {name!r}")
-        for name, prop, req in object_properties(tool.input_schema, what="inputSchema")
-    ]
+    inputs = _fields(tool.input_schema, domain, output=False, what="inputSchema")
     outputs = []
     if tool.output_schema is not None:
-        outputs = [
-            field_spec(name, prop, required=req, domain=domain, output=True, what=f"output {name!r}")
-            for name, prop, req in object_properties(tool.output_schema, what="outputSchema")
-        ]
+        outputs = _fields(tool.output_schema, domain, output=True, what="outputSchema")
     title = tool.title or (tool.annotations.title if tool.annotations is not None else None) or ""
     meta = tool.meta or {}
     return Draft(
@@ -120,3 +123,20 @@ def _draft(tool: Any, domain: str, where: str) -> Draft:
         extensions={k: v for k, v in meta.items() if str(k).startswith("x-")},
         derived={"domain", "side_effect"},
     )
+
+
+def _fields(schema: Any, domain: str, *, output: bool, what: str) -> list[Any]:
+    """The fields of a tool's ``inputSchema`` or ``outputSchema``; its ``$ref``s resolve within that
+    schema (``#/$defs/...``), and one to another file or a URL is refused, as the OpenAPI importer does."""
+    resolve = RefResolver(schema)
+    dangling = find_dangling(schema, resolve)
+    if dangling:
+        path, message = dangling[0]
+        raise Unsupported(f"{message} (at {'.'.join([what, *map(str, path)])})")
+    kind = "output" if output else "input"
+    return [
+        field_spec(
+            name, prop, required=req, domain=domain, output=output, resolve=resolve, what=f"{kind} {name!r}"
+        )
+        for name, prop, req in object_properties(schema, resolve=resolve, what=what)
+    ]

@@ -8,7 +8,17 @@ from __future__ import annotations
 
 import re
 
-TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+from schemarouter.runtime.catalog.model import TOOL_NAME
+
+__all__ = [
+    "TOOL_NAME",
+    "derived_route_id",
+    "derived_semantic_id",
+    "derived_tool_name",
+    "first_sentence",
+    "is_identifier_name",
+    "snake",
+]
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NON_WORD = re.compile(r"[^a-z0-9]+")
 

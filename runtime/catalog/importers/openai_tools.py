@@ -3,10 +3,10 @@
 Both shapes are read: Chat Completions' ``{"type": "function", "function": {"name", "description",
 "parameters"}}`` and the Responses API's flat ``{"type": "function", "name", ...}``. Inputs are the
 ``parameters``' properties; OpenAI tools declare no outputs. The source says nothing about side
-effects, so the side effect is derived from the name's leading verb (``get``/``list``/``search``...:
-read; ``create``/``update``/``send``...: write; anything else, ``delete`` included: destructive, the
-safe reading) unless ``x-side-effect`` on the function says it. Other tool types (``web_search``,
-``file_search``, ...) and a function without a name are one line each.
+effects, so the side effect is derived from every verb of the name and from the description, the most
+dangerous winning (``side_effects.py``: ``get_and_delete_all`` is destructive); a name with no known
+verb is destructive, the safe reading; ``x-side-effect`` on the function says it instead. Other
+tool types (``web_search``, ``file_search``, ...) and a function without a name are one line each.
 """
 
 from __future__ import annotations
@@ -14,55 +14,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from schemarouter import limits
 from schemarouter.runtime.catalog.importers.assemble import Draft, catalog_of, endpoint_of
+from schemarouter.runtime.catalog.importers.identifiers import label
 from schemarouter.runtime.catalog.importers.naming import snake
 from schemarouter.runtime.catalog.importers.options import ImportOptions
 from schemarouter.runtime.catalog.importers.problems import ImportProblem
+from schemarouter.runtime.catalog.importers.refs import RefResolver, find_dangling
 from schemarouter.runtime.catalog.importers.registry import register_importer
 from schemarouter.runtime.catalog.importers.schema_fields import Unsupported, field_spec, object_properties
+from schemarouter.runtime.catalog.importers.side_effects import name_effect
 from schemarouter.runtime.catalog.importers.source import SourceFile
 from schemarouter.runtime.catalog.model import Catalog, Endpoint, SideEffect
-
-READ_VERBS = frozenset(
-    [
-        "get",
-        "list",
-        "search",
-        "find",
-        "lookup",
-        "look",
-        "fetch",
-        "read",
-        "query",
-        "show",
-        "describe",
-        "check",
-        "count",
-        "retrieve",
-        "view",
-    ]
-)
-WRITE_VERBS = frozenset(
-    [
-        "create",
-        "add",
-        "update",
-        "set",
-        "send",
-        "post",
-        "put",
-        "patch",
-        "upload",
-        "submit",
-        "start",
-        "schedule",
-        "book",
-        "reserve",
-        "make",
-        "write",
-        "edit",
-    ]
-)
 
 
 @register_importer("openai")
@@ -76,15 +39,20 @@ class OpenAiToolsImporter:
             raise ImportProblem(
                 source.shown, "(file)", 'not an OpenAI tools array: expected [...] or {"tools": [...]}'
             )
+        base: tuple[str | int, ...] = ("tools",) if isinstance(data, Mapping) else ()
+        if len(tools) > limits.OPERATIONS_PER_DOCUMENT:
+            count = limits.over_limit("tools", len(tools), "OPERATIONS_PER_DOCUMENT")
+            raise ImportProblem(source.shown, "(file)", count, source.position(base))
         domain = snake(options.domain)
         pairs: list[tuple[str, Endpoint]] = []
         for i, tool in enumerate(tools):
             function = _function(source, i, tool)
-            where = f"tools[{i}] ({function['name']})"
+            where = f"tools[{i}] ({label(function['name'])})"
             try:
                 draft = _draft(function, domain, where)
             except Unsupported as err:
-                raise ImportProblem(source.shown, where, str(err)) from None
+                raise ImportProblem(source.shown, where, str(err), source.position((*base, i))) from None
+            draft.source_path = (*base, i)
             pairs.append((where, endpoint_of(draft, source)))
         return catalog_of(pairs, source, self.code)
 
@@ -109,17 +77,23 @@ def _function(source: SourceFile, i: int, tool: Any) -> Mapping[str, Any]:
 
 
 def side_effect_of(name: str) -> SideEffect:
-    verb = snake(name).split("_")[0]
-    if verb in READ_VERBS:
-        return "read"
-    return "write" if verb in WRITE_VERBS else "destructive"
+    """The OpenAI rule: the most dangerous verb of the name (``side_effects.py``); a name with no known
+    verb is destructive, the safe reading. (The description can make it more dangerous still.)"""
+    return name_effect(name) or "destructive"
 
 
 def _draft(function: Mapping[str, Any], domain: str, where: str) -> Draft:
     parameters = function.get("parameters") or {"type": "object", "properties": {}}
+    resolve = RefResolver(parameters)
+    dangling = find_dangling(parameters, resolve)
+    if dangling:  # a $ref to another file or a URL, or one that points nowhere: refused, as OpenAPI's are
+        path, message = dangling[0]
+        raise Unsupported(f"{message} (at {'.'.join(['parameters', *map(str, path)])})")
     inputs = [
-        field_spec(name, prop, required=req, domain=domain, output=False, what=f"parameter {name!r}")
-        for name, prop, req in object_properties(parameters, what="parameters")
+        field_spec(
+            name, prop, required=req, domain=domain, output=False, resolve=resolve, what=f"parameter {name!r}"
+        )
+        for name, prop, req in object_properties(parameters, resolve=resolve, what="parameters")
     ]
     return Draft(
         where=where,

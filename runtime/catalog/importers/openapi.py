@@ -27,7 +27,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from schemarouter import limits
 from schemarouter.runtime.catalog.importers.assemble import Draft, catalog_of, endpoint_of
+from schemarouter.runtime.catalog.importers.identifiers import IdentifierProblem, check_unicode, label
 from schemarouter.runtime.catalog.importers.naming import TOOL_NAME, derived_tool_name, snake
 from schemarouter.runtime.catalog.importers.options import ImportOptions
 from schemarouter.runtime.catalog.importers.problems import ImportProblem, dependency_missing
@@ -66,11 +68,14 @@ class OpenApiImporter:
             raise ImportProblem(
                 source.shown, "(document)", f"only OpenAPI 3 documents are supported ({found})"
             )
+        operations = list(_operations(doc))
+        if len(operations) > limits.OPERATIONS_PER_DOCUMENT:
+            count = limits.over_limit("operations", len(operations), "OPERATIONS_PER_DOCUMENT")
+            raise ImportProblem(source.shown, "(document)", count, source.position(("paths",)))
         resolve = RefResolver(doc)
         dangling = find_dangling(doc, resolve)
         if dangling:
             raise _problems(source, doc, dangling)
-        operations = list(_operations(doc))
         _check_unique_operation_ids(source, operations)
         _validate(source, doc, version)
         pairs: list[tuple[str, Endpoint]] = []
@@ -78,6 +83,9 @@ class OpenApiImporter:
             where = _where(method, path, op)
             try:
                 draft = _draft(path, method, item, op, resolve, options, where)
+            except IdentifierProblem as err:
+                at = source.position(("paths", path, method))
+                raise ImportProblem(source.shown, where, str(err), at) from None
             except Unsupported as err:
                 raise ImportProblem(source.shown, where, str(err)) from None
             pairs.append((where, endpoint_of(draft, source)))
@@ -100,7 +108,7 @@ def _operations(doc: Mapping[str, Any]) -> list[tuple[str, str, Mapping[str, Any
 
 def _where(method: str, path: str, op: Mapping[str, Any]) -> str:
     op_id = op.get("operationId")
-    return f"{method.upper()} {path}" + (f" ({op_id})" if isinstance(op_id, str) else "")
+    return f"{method.upper()} {label(path)}" + (f" ({label(op_id)})" if isinstance(op_id, str) else "")
 
 
 def _where_of(doc: Mapping[str, Any], path: Path) -> str:
@@ -117,7 +125,8 @@ def _problems(source: SourceFile, doc: Mapping[str, Any], found: list[tuple[Path
     lines = []
     for path, message in found:
         at = ".".join(str(p) for p in path)
-        lines.append(ImportProblem(source.shown, _where_of(doc, path), f"{message} (at {at})"))
+        where = _where_of(doc, path)
+        lines.append(ImportProblem(source.shown, where, f"{message} (at {at})", source.position(path)))
     first = lines[0]
     if len(lines) > 1:
         first.args = ("\n".join(str(p) for p in lines),)
@@ -174,6 +183,9 @@ def _draft(
 ) -> Draft:
     derived = {"side_effect", "domain"}
     op_id = op.get("operationId")
+    check_unicode(path, "path")
+    if isinstance(op_id, str):
+        check_unicode(op_id, "operationId")
     if isinstance(op_id, str) and TOOL_NAME.match(op_id):
         name = op_id
     else:
@@ -202,6 +214,7 @@ def _draft(
         errors=errors,
         deprecated=bool(op.get("deprecated", False)),
         derived=derived,
+        source_path=("paths", path, method),
     )
 
 
@@ -212,7 +225,7 @@ def _str(value: Any) -> str:
 def _domain(op: Mapping[str, Any], path: str, options: ImportOptions) -> str:
     tags = op.get("tags")
     if isinstance(tags, list) and tags and isinstance(tags[0], str):
-        return snake(tags[0])
+        return snake(check_unicode(tags[0], "tag"))
     for segment in path.split("/"):
         if segment and not segment.startswith("{"):
             return snake(segment)
