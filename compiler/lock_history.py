@@ -102,7 +102,7 @@ def head_lock_problems(paths: ProjectPaths, lock: FreezeLock) -> list[str]:
     committed = _show_json(paths.root, "HEAD", paths.lock_display)
     if committed is None:
         return []
-    return [f"against HEAD: {p}" for p in append_only_problems(committed, lock.model_dump(mode="json"))]
+    return [f"against HEAD: {p}" for p in append_only_problems(committed, lock.data())]
 
 
 def _experiment_locks(root: Path, commit: str) -> dict[str, str]:

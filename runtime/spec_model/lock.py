@@ -34,6 +34,7 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.jcs import dumps as jcs_dumps
 from schemarouter.runtime.spec_model._base import FrozenModel
 from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
+from schemarouter.runtime.spec_model.preflight_record import PreflightRecord
 
 if TYPE_CHECKING:
     from schemarouter.runtime.spec_model.compiled import CompiledSpec
@@ -43,6 +44,8 @@ ROOT_RULE = (
     "sha256 of the RFC 8785 JSON of [[path, file digest hex], ...] over every frozen file, sorted by path"
 )
 DIGEST_RULE = "sha256 of the RFC 8785 JSON of the whole lock without its lock_digest key"
+# Optional records left out of the file when absent (the lock's bytes before they existed stay valid).
+OMITTED_WHEN_ABSENT = ("preflight",)
 
 
 class FreezeRecord(FrozenModel):
@@ -125,6 +128,19 @@ class FreezeLock(FrozenModel):
     lock_digest: Digest | None = Field(
         default=None, description="sha256 of the RFC 8785 JSON of this lock without this key (DIGEST_RULE)."
     )
+    preflight: PreflightRecord | None = Field(
+        default=None,
+        description="The preflight of the latest freeze (sr preflight); omitted from the file when absent, "
+        "so a lock written before the field existed keeps its bytes and lock_digest.",
+    )
+
+    def data(self) -> dict[str, Any]:
+        """The lock's JSON data as written: an absent optional record (``preflight``) is left out."""
+        data = self.model_dump(mode="json")
+        for key in OMITTED_WHEN_ABSENT:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
     @property
     def annexed(self) -> dict[str, FileDigest]:
@@ -137,7 +153,7 @@ class FreezeLock(FrozenModel):
 
     def sealed(self) -> FreezeLock:
         """This lock with its lock_digest computed."""
-        return self.model_copy(update={"lock_digest": content_digest(self.model_dump(mode="json"))})
+        return self.model_copy(update={"lock_digest": content_digest(self.data())})
 
 
 def content_digest(data: dict[str, Any]) -> Digest:
@@ -192,7 +208,7 @@ def read_lock(
 
 def lock_json(lock: FreezeLock) -> str:
     """The lock's file text: sorted keys, 2-space indent, UTF-8 as is, trailing newline."""
-    return json.dumps(lock.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(lock.data(), sort_keys=True, ensure_ascii=False, indent=2) + "\n"
 
 
 def write_lock(path: Path, lock: FreezeLock) -> None:
