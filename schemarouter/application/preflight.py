@@ -96,7 +96,8 @@ class Preflight:
             mine = [r for r in self.rows if r.code == code]
             verdict = worst([r.verdict for r in mine])
             shown = next(r for r in mine if r.verdict == verdict)
-            out[code] = shown.verdict_text() + (f" at catalog {shown.catalog}" if shown.detail else "")
+            sizes = ", ".join(str(r.catalog) for r in mine if r.verdict == verdict)
+            out[code] = shown.verdict_text() + (f" at catalog {sizes}" if shown.detail else "")
         return out
 
     def unreachable(self) -> list[str]:
