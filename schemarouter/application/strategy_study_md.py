@@ -239,7 +239,7 @@ def study_markdown(study: Study) -> str:
     lines += [
         "At a decision point whose state carries nothing beyond the original query (every `set` field of "
         "the state contract empty: only the last attempt's status is known), a retriever knows the query "
-        "and the status. Over every strategy's decision points of SR-5-STATE-AWARE, the bound counts those "
+        f"and the status. Over every strategy's decision points of {study.research}, the bound counts those "
         "points at the best Recall@5 that any registered strategy reaches on all of them (either entry "
         "point, replayed on the same inputs; never a per-point or per-query choice) and every other point "
         "at 1 (`runtime/scoring/protocol_bounds.py`, the bound `sr preflight` prints for G2):",
