@@ -176,7 +176,8 @@ def _refuse_early(paths: ProjectPaths, request: PreflightRequest) -> None:
         )
     if not has_pilot_surface(paths, request.surface):
         raise SchemaRouterError(
-            f"experiment {paths.experiment}: no {request.surface} surface in this project "
+            f"{f'experiment {paths.experiment}' if paths.experiment else 'this project'}: no "
+            f"{request.surface} surface in this project "
             f"(spec/_surfaces/{request.surface}/): sr preflight measures the gate on it; nothing was written"
         )
     _check_catalogs(paths)
