@@ -39,6 +39,7 @@ from schemarouter.runtime.spec_model.lock import (
     read_lock,
     write_lock,
 )
+from schemarouter.runtime.spec_model.preflight_record import PreflightRecord
 
 STATE_CONTRACT_FILE = "state_contract.yaml"
 
@@ -73,8 +74,17 @@ class FreezeResult:
         return "\n".join([*lines, *self.records])
 
 
-def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = None) -> FreezeResult:
-    """Validate, fingerprint and freeze the experiment's specs and catalogs into its freeze.lock."""
+def freeze_project(
+    paths: ProjectPaths,
+    *,
+    reason: str,
+    now: datetime | None = None,
+    preflight: PreflightRecord | None = None,
+) -> FreezeResult:
+    """Validate, fingerprint and freeze the experiment's specs and catalogs into its freeze.lock.
+
+    ``preflight``: the table of the preflight the caller ran (``sr freeze`` runs ``sr preflight``
+    first, in the application layer: the compiler never runs episodes); kept in the lock as is."""
     reason = reason.strip()
     if not reason:
         raise SchemaRouterError('sr freeze needs a reason: sr freeze --reason "<why>"')
@@ -115,6 +125,7 @@ def freeze_project(paths: ProjectPaths, *, reason: str, now: datetime | None = N
             reason=reason,
             now=now or datetime.now(UTC).replace(microsecond=0),
             previous=previous,
+            preflight=preflight,
         )
         write_lock(paths.lock_file, lock)
         frozen = {paths.display(p) for p in lock.files}
@@ -170,6 +181,7 @@ def _build_lock(
     reason: str,
     now: datetime,
     previous: FreezeLock | None,
+    preflight: PreflightRecord | None = None,
 ) -> FreezeLock:
     files = {path: f.digest for path, f in fingerprints.items()}
     root = root_digest(files)
@@ -198,4 +210,5 @@ def _build_lock(
         annexes=(),
         migrations=previous.migrations if previous else (),
         code=previous.code if previous else None,  # append-only: sr freeze pins a new record after it
+        preflight=preflight,
     )

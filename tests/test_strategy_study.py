@@ -106,4 +106,6 @@ def test_a_small_study_renders_every_section() -> None:
     assert f"{pooled.hits}/{pooled.total}" in text
     rows = table_rows(study)
     assert rows[-1][0].startswith("raw Tantivy") and len(rows) == 3
-    assert study.ceilings.information[100].value is not None
+    bound = study.ceilings.protocol[100]
+    assert bound.bound is not None and bound.bare <= bound.points and bound.best_hits <= bound.bare
+    assert f"{bound.best_hits}/{bound.bare}" in text

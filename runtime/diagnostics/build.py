@@ -49,7 +49,14 @@ class Diagnosis:
     facts: tuple[EpisodeFacts, ...]
 
 
-def diagnose(inp: DiagnosisInput, source: EpisodeSource, probe: KeyNameProbe | None) -> Diagnosis:
+def diagnose(
+    inp: DiagnosisInput,
+    source: EpisodeSource,
+    probe: KeyNameProbe | None,
+    key_names_not_applicable: str | None = None,
+) -> Diagnosis:
+    """``key_names_not_applicable``: why the key-name kinds do not apply to the experiment's strategy
+    (None: they apply, and ``probe`` computes them)."""
     spec = inp.spec
     recall_applies = set(spec.metric(RECALL_METRIC).applies_to) if _has(spec, RECALL_METRIC) else set()
     facts = []
@@ -71,7 +78,7 @@ def diagnose(inp: DiagnosisInput, source: EpisodeSource, probe: KeyNameProbe | N
         "diagnostics_version": DIAGNOSTICS_VERSION,
         "recall_by_transition": _recall(facts, inp, conditions, catalogs, recall_applies, percentiles),
         "failure_taxonomy": _taxonomy(facts, conditions, catalogs),
-        "refresh_anatomy": _refresh_anatomy(facts, conditions, catalogs, probe),
+        "refresh_anatomy": _refresh_anatomy(facts, conditions, catalogs, probe, key_names_not_applicable),
         "flips": _flips(inp.rows, conditions, catalogs),
         "failed_episodes": [
             [f.task_id, f.condition, f.catalog, f.cause] for f in facts if f.cause is not None
@@ -164,11 +171,18 @@ def _taxonomy(facts: Sequence[EpisodeFacts], conditions: list[str], catalogs: li
 
 
 SLOT_KINDS = ("executed", "twin", "key_names_only", "key_names_decisive", "needed")
+KEY_NAME_KINDS = ("key_names_only", "key_names_decisive")
 
 
 def _refresh_anatomy(
-    facts: Sequence[EpisodeFacts], conditions: list[str], catalogs: list[int], probe: KeyNameProbe | None
+    facts: Sequence[EpisodeFacts],
+    conditions: list[str],
+    catalogs: list[int],
+    probe: KeyNameProbe | None,
+    not_applicable: str | None = None,
 ) -> dict[str, Any]:
+    if not_applicable is not None:
+        probe = None
     by_condition: dict[str, dict[str, Any]] = {}
     for condition in conditions:
         for catalog in catalogs:
@@ -192,13 +206,20 @@ def _refresh_anatomy(
                             counts["key_names_decisive"] += slot.route_id not in top
             if refreshes == 0:
                 continue
+            shares: dict[str, float | None] = {
+                k: (round(v / slots, 4) if slots else None) for k, v in counts.items()
+            }
+            if not_applicable is not None:
+                counts_shown: dict[str, int | None] = dict(counts)
+                for kind in KEY_NAME_KINDS:
+                    counts_shown[kind] = shares[kind] = None
             by_condition.setdefault(condition, {})[str(catalog)] = {
                 "refreshes": refreshes,
                 "slots": slots,
-                "counts": counts,
-                "shares": {k: (round(v / slots, 4) if slots else None) for k, v in counts.items()},
+                "counts": counts if not_applicable is None else counts_shown,
+                "shares": shares,
             }
-    return {
+    section: dict[str, Any] = {
         "kinds": list(SLOT_KINDS),
         "slot_kinds": {
             "executed": "the route was already executed earlier in the episode",
@@ -211,9 +232,16 @@ def _refresh_anatomy(
             "needed": "the route is the next required one (what the refresh should bring)",
         },
         "note": "kinds overlap: each share is of all refresh slots (state-aware refreshes after turn 1)"
-        + ("" if probe is not None else "; key_names_only not computed (no retrieval index)"),
+        + (
+            ""
+            if probe is not None or not_applicable
+            else "; key_names_only not computed (no retrieval index)"
+        ),
         "by_condition": by_condition,
     }
+    if not_applicable is not None:
+        section["not_applicable"] = dict.fromkeys(KEY_NAME_KINDS, not_applicable)
+    return section
 
 
 def _flips(rows: Sequence[Mapping[str, Any]], conditions: list[str], catalogs: list[int]) -> dict[str, Any]:

@@ -17,6 +17,22 @@ from typing import Any
 
 from schemarouter.runtime.retrieval.index import RetrievalIndex
 
+# The strategies that analyse the call text, state JSON included, as words: for them a key name
+# (``executed_route_ids``, ...) is a term that can match documents. Every other registered strategy
+# reads the state's typed values (routed to index fields, or encoded), never its key names, so the
+# question "which slots did the key names win" does not apply to it.
+READS_KEY_NAMES = frozenset({"text_concat"})
+
+
+def key_names_not_applicable(code: str) -> str | None:
+    """Why the key-name kinds do not apply to strategy ``code`` (None: they apply)."""
+    if code in READS_KEY_NAMES:
+        return None
+    return (
+        f"not applicable: strategy {code} does not read the state JSON's key names as words (it reads "
+        "the state's typed values), so no slot is held by them"
+    )
+
 
 def without_key_names(text: str) -> str | None:
     """The call text with the state JSON's key names removed; None when it carries no JSON object."""

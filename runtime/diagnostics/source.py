@@ -7,9 +7,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from schemarouter.runtime.diagnostics.build import Diagnosis, EpisodeSource, diagnose
-from schemarouter.runtime.diagnostics.key_names import KeyNameProbe
+from schemarouter.runtime.diagnostics.key_names import KeyNameProbe, key_names_not_applicable
 from schemarouter.runtime.retrieval.index import RetrievalIndex
 from schemarouter.runtime.retrieval.spec import RetrieverSpec
+from schemarouter.runtime.retrieval.strategy import strategy_of
 from schemarouter.runtime.scoring.score import DiagnosisInput
 
 
@@ -32,6 +33,11 @@ class Diagnoser:
 
     def __call__(self, inp: DiagnosisInput) -> dict[str, Any]:
         spec = RetrieverSpec.from_compiled(self._compiled)
+        not_applicable = key_names_not_applicable(strategy_of(spec)[0])
+        if not_applicable is not None:
+            self.result = diagnose(inp, self._source, None, not_applicable)
+            self.traces = [o.trace_json for o in inp.outcomes]
+            return self.result.section
         indexes = {
             size: RetrievalIndex.build(list(self._source.routes[size].by_route.values()), spec)
             for size in inp.scope.catalogs

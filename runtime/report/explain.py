@@ -88,15 +88,20 @@ def diagnostics_tables(
             rows.append(
                 [c, k, str(cell["refreshes"]), str(cell["slots"])]
                 + [
-                    f"{_pct(cell['shares'][kind])} ({cell['counts'][kind]})"
+                    "n/a"
+                    if cell["counts"][kind] is None
+                    else f"{_pct(cell['shares'][kind])} ({cell['counts'][kind]})"
                     for kind in kinds_order or cell["counts"]
                 ]
             )
     if rows:
         kinds_header = kinds_order or list(next(iter(next(iter(anatomy.values())).values()))["counts"])
+        not_applicable = diag["refresh_anatomy"].get("not_applicable") or {}
+        reasons = sorted(set(not_applicable.values()))
         tables.append(
             (
-                "Refresh anatomy: share of state-aware refresh slots taken by (kinds overlap)",
+                "Refresh anatomy: share of state-aware refresh slots taken by (kinds overlap)"
+                + "".join(f"; {', '.join(sorted(not_applicable))}: {why}" for why in reasons),
                 ["condition", "catalog", "refreshes", "slots", *kinds_header],
                 rows,
             )

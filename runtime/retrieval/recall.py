@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from schemarouter.runtime.retrieval.index import RetrievalIndex
+from schemarouter.runtime.retrieval.strategy import RetrievalStrategy
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,19 @@ class RecallCell:
         return self.covered_tasks / self.tasks if self.tasks else 0.0
 
 
-def task_recalls(index: RetrievalIndex, tasks: Iterable[RecallTask], k: int = 5) -> list[TaskRecall]:
-    """Each task's required routes found in the top k of its original query."""
+def task_recalls(
+    ranker: RetrievalIndex | RetrievalStrategy, tasks: Iterable[RecallTask], k: int = 5
+) -> list[TaskRecall]:
+    """Each task's required routes found in the top k of its original query, ranked by ``ranker``'s
+    ``rank_query`` (the experiment's strategy; a bare index is text_concat)."""
+    from schemarouter.runtime.retrieval.retrievers import as_strategy
+
+    strategy = as_strategy(ranker)
     out: list[TaskRecall] = []
     for task in sorted(tasks, key=lambda t: t.task_id):
-        top = set(index.search(task.query, k).route_ids)
+        top = set(strategy.rank_query(task.query, k).route_ids)
         found = tuple(sorted(r for r in set(task.required_route_ids) if r in top))
-        out.append(TaskRecall(catalog_size=index.size, task=task, found=found))
+        out.append(TaskRecall(catalog_size=strategy.size, task=task, found=found))
     return out
 
 

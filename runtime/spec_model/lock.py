@@ -35,6 +35,7 @@ from schemarouter.jcs import dumps as jcs_dumps
 from schemarouter.runtime.spec_model._base import FrozenModel
 from schemarouter.runtime.spec_model.code_record import CodeRecord
 from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
+from schemarouter.runtime.spec_model.preflight_record import PreflightRecord
 
 if TYPE_CHECKING:
     from schemarouter.runtime.spec_model.compiled import CompiledSpec
@@ -44,8 +45,9 @@ ROOT_RULE = (
     "sha256 of the RFC 8785 JSON of [[path, file digest hex], ...] over every frozen file, sorted by path"
 )
 DIGEST_RULE = "sha256 of the RFC 8785 JSON of the whole lock without its lock_digest key"
-# Keys added to version 2 without a version bump: left out of the file while absent (``FreezeLock.data``).
-OPTIONAL_KEYS: Final = ("code",)
+# Records added to version 2 without a version bump: left out of the file while absent
+# (``FreezeLock.data``), so a lock written before they existed keeps its bytes and lock_digest.
+OPTIONAL_KEYS: Final = ("code", "preflight")
 
 
 class FreezeRecord(FrozenModel):
@@ -132,6 +134,11 @@ class FreezeLock(FrozenModel):
     )
     lock_digest: Digest | None = Field(
         default=None, description="sha256 of the RFC 8785 JSON of this lock without this key (DIGEST_RULE)."
+    )
+    preflight: PreflightRecord | None = Field(
+        default=None,
+        description="The preflight of the latest freeze (sr preflight); omitted from the file when absent, "
+        "so a lock written before the field existed keeps its bytes and lock_digest.",
     )
 
     @property

@@ -73,17 +73,20 @@ def surface_recall(
     spec: Path | None,
     surface_file: Path | None = None,
 ) -> list[TaskRecall]:
-    """Static top-k recall of every task's required routes, at each catalog size."""
+    """Static top-k recall of every task's required routes, at each catalog size, ranked by the strategy
+    the retriever spec names (retriever.yaml ``strategy``, with its params; absent: text_concat)."""
     from schemarouter.application.retrieval_io import project_catalog, project_retriever_spec, recall_tasks
-    from schemarouter.runtime.retrieval.index import RetrievalIndex
     from schemarouter.runtime.retrieval.recall import task_recalls
+    from schemarouter.runtime.retrieval.strategy import build_from_spec
 
     retriever_spec = project_retriever_spec(project, spec)
     tasks = recall_tasks(project, surface_file)
     results: list[TaskRecall] = []
     for size in catalog_sizes:
-        index = RetrievalIndex.build(project_catalog(project, size), retriever_spec)
-        results.extend(task_recalls(index, tasks, k))
+        strategy = build_from_spec(
+            retriever_spec, project_catalog(project, size), cache_dir=project.build_dir / "retrieval"
+        )
+        results.extend(task_recalls(strategy, tasks, k))
     return results
 
 
@@ -208,8 +211,12 @@ def show_surface_recall(
     )
     if chosen.pilot is not None:
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
+    from schemarouter.application.retrieval_io import project_retriever_spec
+    from schemarouter.runtime.retrieval.strategy import strategy_of
+
+    code, _ = strategy_of(project_retriever_spec(project, r.spec))
     whole = aggregate(results, by_stratum=False, by_language=False)
-    console.print(recall_table(f"static top-{r.k} recall per catalog", whole))
+    console.print(recall_table(f"static top-{r.k} recall per catalog (strategy {code})", whole))
     console.print(recall_table("per stratum", aggregate(results, by_language=False)))
     console.print(recall_table("per language", aggregate(results, by_stratum=False)))
     if r.cells:

@@ -10,10 +10,11 @@ strategy with its dev-chosen defaults (and the one-at-a-time ablations of the ty
    led to them (after ok / error / blocked), task pass and initial-miss recovery;
 3. per-call retrieval latency on the same calls for every strategy (the 180 original queries; the
    state-aware inputs of text_concat's decision points), beside raw Tantivy with the query prebuilt;
-4. ceilings: what any function of the retriever's input could reach (decision points grouped by their
-   exact input, the 5 commonest needed routes of each group), the decision points whose state holds
-   nothing beyond the query, and what three protocol choices cap (replace vs add, 5 vs 10 slots, what
-   a blocked attempt makes observable), replayed on the same inputs.
+4. ceilings: the bound the protocol sets on Recall@5 (the preflight's: the decision points whose state
+   carries nothing beyond the query at the best Recall@5 any registered strategy reaches there, the
+   others at 1; ``runtime/scoring/protocol_bounds.py``), the share of those points per strategy, and
+   what three protocol choices cap (replace vs add, 5 vs 10 slots, what a blocked attempt makes
+   observable), replayed on the same inputs.
 
 The choice rule is fixed before any number is read: the strategy with the highest state-aware
 Recall@5 at decision points, pooled over the three catalog sizes; within 0.01 of it, the one with
@@ -22,9 +23,9 @@ fewer dependencies, then the faster.
 
 from __future__ import annotations
 
+import json
 import statistics
 import time
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +51,12 @@ from schemarouter.runtime.retrieval import (
     StaticRetriever,
     get_strategy,
     strategy_codes,
+)
+from schemarouter.runtime.scoring.protocol_bounds import (
+    BarePoints,
+    best_at_bare,
+    fact_fields,
+    nothing_beyond_query,
 )
 from schemarouter.runtime.state.model import ObservableState
 from schemarouter.runtime.surface.plan import required_routes
@@ -131,7 +138,7 @@ class StrategyResult:
 
 @dataclass
 class Ceilings:
-    information: dict[int, Ratio]  # best Recall@5 of any function of (query, state text)
+    protocol: dict[int, BarePoints]  # the protocol's Recall@5 bound per catalog size (all strategies' points)
     bare_share: dict[str, Ratio]  # per strategy: decision points whose state holds nothing beyond the query
     bare_recall: dict[str, Ratio]  # per strategy: Recall@5 there
     added: dict[str, Ratio]  # refresh adds to the exposure (top 5 + previous 5) instead of replacing it
@@ -211,7 +218,7 @@ def run_study(
     say("timing")
     raw = _time_all(compiled, catalogs, results, tasks, repeats, max(sizes))
     say("ceilings")
-    ceilings = _ceilings(catalogs, results, sizes)
+    ceilings = _ceilings(compiled, catalogs, results, sizes)
     return Study(
         experiment=str(paths.experiment),
         surface=chosen.pilot.name,
@@ -331,18 +338,30 @@ def _time_strategy(
     }
 
 
-def _ceilings(catalogs: StrategyCatalogs, results: list[StrategyResult], sizes: tuple[int, ...]) -> Ceilings:
-    information: dict[int, Ratio] = {}
-    for size in sizes:
-        groups: dict[tuple[str, str], Counter[str]] = {}
-        for r in results:
-            for p in r.points(size):
-                groups.setdefault((p.query, p.state_text), Counter())[p.needed] += 1
-        total = sum(sum(c.values()) for c in groups.values())
-        best = sum(
-            sum(n for _, n in sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))[:5]) for c in groups.values()
+def _protocol_bound(
+    compiled: Any, catalogs: StrategyCatalogs, results: list[StrategyResult], size: int
+) -> BarePoints:
+    """The preflight's Recall@5 bound over every strategy's decision points at ``size``: the bare ones
+    at the best hits any strategy (either entry point) reaches on all of them, the rest at 1."""
+    facts = fact_fields(compiled.state_contract)
+    points = [p for r in results for p in r.points(size)]
+    bare = [p for p in points if nothing_beyond_query(json.loads(p.state_text), facts)]
+    hits: dict[str, int] = {}
+    for r in results:
+        strategy = catalogs.strategy(r.choice, size)
+        hits[f"{r.choice.label} (query)"] = sum(
+            p.needed in strategy.rank_query(p.query, 5).route_ids for p in bare
         )
-        information[size] = Ratio(best, total)
+        hits[f"{r.choice.label} (query+state)"] = sum(
+            p.needed in strategy.rank_with_state(p.query, p.state_text, 5).route_ids for p in bare
+        )
+    return best_at_bare(len(points), len(bare), hits)
+
+
+def _ceilings(
+    compiled: Any, catalogs: StrategyCatalogs, results: list[StrategyResult], sizes: tuple[int, ...]
+) -> Ceilings:
+    protocol = {size: _protocol_bound(compiled, catalogs, results, size) for size in sizes}
     bare_share, bare_recall, added, ten, blocked_share, blocked_bare = {}, {}, {}, {}, {}, {}
     for r in results:
         label = r.choice.label
@@ -359,4 +378,4 @@ def _ceilings(catalogs: StrategyCatalogs, results: list[StrategyResult], sizes: 
             strategy = catalogs.strategy(r.choice, p.catalog)
             hits += p.needed in strategy.rank_with_state(p.query, p.state_text, 10).route_ids
         ten[label] = Ratio(hits, len(pts))
-    return Ceilings(information, bare_share, bare_recall, added, ten, blocked_share, blocked_bare)
+    return Ceilings(protocol, bare_share, bare_recall, added, ten, blocked_share, blocked_bare)

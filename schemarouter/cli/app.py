@@ -179,6 +179,7 @@ def _register_all() -> None:
         export_commands,
         generate_commands,
         llm_commands,
+        preflight_commands,
         retrieval_commands,
         retrieval_eval_commands,
         run_commands,

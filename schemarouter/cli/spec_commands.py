@@ -54,24 +54,45 @@ def freeze(
             help="Why the specs are (re-)frozen; kept in the lock's history beside the root hash.",
         ),
     ],
+    accept_infeasible: Annotated[
+        str | None,
+        typer.Option(
+            "--accept-infeasible",
+            help="Freeze although the preflight finds a gate criterion unreachable; the reason and the "
+            "preflight's table are kept in the lock.",
+        ),
+    ] = None,
     experiment: ExperimentOpt = None,
 ) -> None:
-    """Validate, then write spec/freeze.lock: a sha256 per frozen file, a root hash, the time and git commit.
+    """Validate, preflight, then write spec/freeze.lock: a sha256 per frozen file, a root hash, the time.
 
     Covers every file under spec/ (the lock aside) and under catalogs/.
     YAML and JSON are hashed as RFC 8785 canonical JSON of their data: comments and formatting do not count.
+    Runs `sr preflight` first (a pilot on the development surface): an unreachable criterion is refused
+    unless --accept-infeasible gives a reason.
     Re-freezing appends to the lock's history and is allowed until the first scored run.
     After it, any change to a frozen file is refused. Freezing unchanged files does nothing.
     """
     from schemarouter.application.behaviour import require_declared_behaviour
     from schemarouter.application.code_pin import pin_code
-    from schemarouter.compiler import freeze_project
+    from schemarouter.application.freeze import FreezeRequest, freeze_experiment
 
     project = require_project(ctx, experiment)
     require_declared_behaviour(project)  # a successor: conditions whose canaries moved are declared
-    result = freeze_project(project, reason=reason)
-    typer.echo(result.message())
+    outcome = freeze_experiment(
+        project,
+        FreezeRequest(reason=reason, accept_infeasible=accept_infeasible),
+        show=_echo_lines,
+    )
+    if outcome.note:
+        typer.echo(outcome.note)
+    typer.echo(outcome.message)
     typer.echo(pin_code(project, reason=reason, required=False))  # the code it executes, annexed
+
+
+def _echo_lines(lines: list[str]) -> None:
+    for line in lines:
+        typer.echo(line)
 
 
 @app.command()
