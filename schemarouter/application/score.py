@@ -48,11 +48,11 @@ def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DE
     """Score one run or merge its shards; print the verdict and return the report."""
     console = deps.console or make_console()
     run_dirs = list(request.run_dirs)
-    load_result_set(run_dirs)  # a damaged or foreign run directory is refused before the (slower) compile
     if request.out is not None:
         from schemarouter.output_guard import output_guard
 
         output_guard(paths.root).directory(request.out, option="--out")
+    load_result_set(run_dirs)  # a damaged or foreign run directory is refused before the (slower) compile
     compiled = compile_project(paths, write_manifest=False)
     out = request.out or _default_out(paths, run_dirs)
     if request.out is None:
