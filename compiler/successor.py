@@ -12,9 +12,15 @@ until each has a rationale.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
 import re
 import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -69,36 +75,142 @@ def new_experiment(
             "need the experiments layout (spec/<id>/, catalogs/<id>/, golden/<id>/)"
         )
     parent = paths.with_experiment(parent_id)
-    child = paths.with_experiment(new_id)
     if not (parent.spec_dir / "experiment.yaml").is_file():
         raise SchemaRouterError(f"unknown parent experiment {parent_id!r}")
-    for target in (child.spec_dir, child.catalogs_dir, child.golden_dir):
-        if target.exists():
-            raise SchemaRouterError(f"{target.relative_to(paths.root)}: already exists; choose another id")
+    check_new_id(paths, parent, new_id)
+    child = paths.with_experiment(new_id)
     lock = read_lock(parent.lock_file, display=parent.lock_display)
+    with exclusive_creation(child):
+        _refuse_existing(child)
+        staged = _stage(paths, parent, new_id, lock, reason, now)
+        _commit(staged, child)
+    return child
+
+
+def check_new_id(paths: ProjectPaths, parent: ProjectPaths, new_id: str) -> None:
+    """Refuse, before anything is created, an id the experiment schema (the parent's, which the
+    successor copies) refuses, or one that .gitignore hides (its files could never be committed)."""
+    schema_file = parent.schema_dir / "experiment.schema.json"
+    pattern = None
+    if schema_file.is_file():
+        schema = json.loads(schema_file.read_text(encoding="utf-8"))
+        pattern = schema.get("properties", {}).get("id", {}).get("pattern")
+    if isinstance(pattern, str) and re.search(pattern, new_id) is None:
+        raise SchemaRouterError(
+            f"experiment id {new_id!r} does not match the experiment schema's id pattern {pattern} "
+            f"({parent.display('spec/schema/experiment.schema.json')}); nothing was created"
+        )
+    ignored = _git_ignored(paths.root, [f"spec/{new_id}/experiment.yaml", f"catalogs/{new_id}/surface.jsonl"])
+    if ignored:
+        raise SchemaRouterError(
+            f"experiment id {new_id!r}: .gitignore hides {ignored[0]}, so the experiment could never be "
+            "committed; choose another id (nothing was created)"
+        )
+
+
+def _git_ignored(root: Path, relative: list[str]) -> list[str]:
+    """The paths of ``relative`` that git ignores in the repository at ``root``; empty when ``root``
+    is not in a git work tree or git is not installed (nothing to commit into, nothing hidden)."""
     try:
-        shutil.copytree(parent.spec_dir, child.spec_dir, ignore=shutil.ignore_patterns(*_NOT_COPIED, ".*"))
+        done = subprocess.run(
+            ["git", "-C", str(root), "check-ignore", "--", *relative],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return done.stdout.split() if done.returncode == 0 else []
+
+
+@contextlib.contextmanager
+def exclusive_creation(child: ProjectPaths) -> Iterator[None]:
+    """Hold the one lock on creating experiment ``child`` (an exclusive, non-blocking ``flock`` on
+    ``build/.experiment-new/<id>.lock``, released even on a crash): a concurrent ``sr experiment new``
+    of the same id gets one line, never a half-made or replaced experiment."""
+    lock_dir = child.build_dir / ".experiment-new"
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with open(lock_dir / f"{child.experiment}.lock", "a+b") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SchemaRouterError(
+                f"experiment {child.experiment}: another sr experiment new is creating it right now; "
+                "nothing was created"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _refuse_existing(child: ProjectPaths) -> None:
+    for target in (child.spec_dir, child.catalogs_dir, child.golden_dir):
+        if target.exists() or target.is_symlink():
+            raise SchemaRouterError(f"{target.relative_to(child.root)}: already exists; choose another id")
+
+
+def _stage(
+    paths: ProjectPaths, parent: ProjectPaths, new_id: str, lock: object, reason: str, now: datetime | None
+) -> ProjectPaths:
+    """The successor, filled in staging folders ``spec/.<id>.new-XXXX/`` and ``catalogs/<same>/``
+    (names no experiment id can take, so no command sees them as an experiment)."""
+    spec_stage = Path(tempfile.mkdtemp(prefix=f".{new_id}.new-", dir=paths.root / "spec"))
+    staged = ProjectPaths(paths.root, spec_stage.name)
+    try:
+        shutil.copytree(
+            parent.spec_dir,
+            staged.spec_dir,
+            ignore=shutil.ignore_patterns(*_NOT_COPIED, ".*"),
+            dirs_exist_ok=True,
+        )
         if parent.catalogs_dir.is_dir():
-            shutil.copytree(parent.catalogs_dir, child.catalogs_dir, ignore=shutil.ignore_patterns(".*"))
-        _set_id(child.spec_dir / "experiment.yaml", "id", new_id)
-        if (child.spec_dir / "protocol.yaml").is_file():
-            _set_id(child.spec_dir / "protocol.yaml", "experiment_id", new_id)
-        _write_meta(child, parent_id, lock, reason, now or datetime.now(UTC).replace(microsecond=0))
-        fixed = _adopt_core_scalars(child)
-        report = deviation_report(child)
+            shutil.copytree(parent.catalogs_dir, staged.catalogs_dir, ignore=shutil.ignore_patterns(".*"))
+        _set_id(staged.spec_dir / "experiment.yaml", "id", new_id)
+        if (staged.spec_dir / "protocol.yaml").is_file():
+            _set_id(staged.spec_dir / "protocol.yaml", "experiment_id", new_id)
+        _write_meta(
+            staged, parent.experiment or "", lock, reason, now or datetime.now(UTC).replace(microsecond=0)
+        )
+        fixed = _adopt_core_scalars(staged)
+        report = deviation_report(staged)
         assert report is not None
         write_log(
-            child,
+            staged,
             [
                 {"change": d.change, "kind": d.kind, "rationale": _prefilled(d, fixed)}
                 for d in report.differences
             ],
         )
     except BaseException:
-        shutil.rmtree(child.spec_dir, ignore_errors=True)
-        shutil.rmtree(child.catalogs_dir, ignore_errors=True)
+        _remove(staged)
         raise
-    return child
+    return staged
+
+
+def _commit(staged: ProjectPaths, child: ProjectPaths) -> None:
+    """Rename the staged folders into place: catalogs first, spec last (spec/<id>/experiment.yaml is
+    what makes an experiment), each rename refusing a target that appeared meanwhile."""
+    moved: list[Path] = []
+    try:
+        for source, target in ((staged.catalogs_dir, child.catalogs_dir), (staged.spec_dir, child.spec_dir)):
+            if source.is_dir():
+                os.mkdir(target)  # exclusive: fails if the target exists
+                moved.append(target)
+                os.rename(source, target)  # onto the empty directory just made (POSIX allows it)
+    except OSError as err:
+        for target in moved:
+            shutil.rmtree(target, ignore_errors=True)
+        _remove(staged)
+        raise SchemaRouterError(
+            f"experiment {child.experiment}: cannot create it ({err.strerror or err})"
+        ) from None
+
+
+def _remove(staged: ProjectPaths) -> None:
+    shutil.rmtree(staged.spec_dir, ignore_errors=True)
+    shutil.rmtree(staged.catalogs_dir, ignore_errors=True)
 
 
 def _prefilled(difference: Difference, fixed: bool) -> str:

@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "schemarouter.documents",
         "schemarouter",
     ),
-    ("schemarouter.project", "schemarouter.project_file"),
+    ("schemarouter.project", "schemarouter.project_file", "schemarouter.output_guard"),
     ("schemarouter.runtime.catalog", "schemarouter.runtime.tokens"),
     ("schemarouter.runtime.simulator",),
     ("schemarouter.runtime.state", "schemarouter.runtime.policy", "schemarouter.runtime.surface"),
@@ -173,7 +173,23 @@ def test_the_runtime_never_imports_networkx_or_the_compiler() -> None:
 
 def test_the_runtime_knows_no_project_layout() -> None:
     # Paths are resolved by the application layer and handed in (catalogs_dir, a LockLocation).
-    assert _reaches("schemarouter.runtime", "schemarouter.project", "schemarouter.project_file") == []
+    assert (
+        _reaches(
+            "schemarouter.runtime",
+            "schemarouter.project",
+            "schemarouter.project_file",
+            "schemarouter.output_guard",
+        )
+        == []
+    )
+
+
+def test_paths_named_for_output_go_through_the_output_guard() -> None:
+    # schemarouter/output_guard.py is the one check of a path the user names for output; the bare file
+    # checks of atomic_write are its parts, never called around it.
+    bare = {"schemarouter.atomic_write.check_output_file", "schemarouter.atomic_write.write_output_file"}
+    callers = sorted(m for m, names in IMPORTS.items() if names & bare)
+    assert callers == []
 
 
 def test_the_lock_and_a_trace_match_their_schemas(tmp_path: Path) -> None:

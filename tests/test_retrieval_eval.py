@@ -46,7 +46,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     out = {}
     for code, source in SOURCES.items():
         out[code] = tmp / f"{code}.json"
-        import_catalog(source_format=code, source=source, out=out[code])
+        import_catalog(REPO, source_format=code, source=source, out=out[code])
     return out
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from schemarouter import limits
+from schemarouter.atomic_write import write_bytes_atomic
 from schemarouter.compiler.generate.endpoints import Provenance
 from schemarouter.compiler.generate.intents import resolve_intents
 from schemarouter.compiler.generate.load import (
@@ -305,7 +306,7 @@ def write_surface(out_dir: Path, generated: GeneratedSurface) -> list[str]:
         data = text.encode("utf-8")
         if path.exists() and path.read_bytes() == data:
             continue
-        path.write_bytes(data)
+        write_bytes_atomic(path, data)
         written.append(name)
     return written
 

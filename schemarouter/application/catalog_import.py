@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter.atomic_write import check_output_file, write_text_atomic
+from schemarouter.output_guard import output_guard
 from schemarouter.runtime.catalog.importers import import_catalog_file, importer_codes
 from schemarouter.runtime.catalog.io import catalog_digest, dump_catalog
 from schemarouter.runtime.catalog.model import Catalog
@@ -27,11 +27,15 @@ class ImportResult:
     derived_side_effects: int
 
 
-def import_catalog(*, source_format: str, source: Path, out: Path, domain: str | None = None) -> ImportResult:
-    """Import ``source`` as ``source_format`` and write the catalog to ``out``."""
-    check_output_file(out, option="--out")
+def import_catalog(
+    project_root: Path, *, source_format: str, source: Path, out: Path, domain: str | None = None
+) -> ImportResult:
+    """Import ``source`` as ``source_format`` and write the catalog to ``out`` (checked first by the
+    output guard of the project at ``project_root``: never into an experiment, never over ``source``)."""
+    guard = output_guard(project_root, sources=[source])
+    guard.file(out, option="--out")
     catalog = import_catalog_file(source_format, source, domain=domain)
-    write_text_atomic(out, dump_catalog(catalog))
+    out = guard.write_text(out, dump_catalog(catalog), option="--out")
     fields = [f for e in catalog.endpoints for f in (*e.inputs, *e.outputs)]
     return ImportResult(
         catalog=catalog,

@@ -9,7 +9,10 @@ to a temporary name and renamed), so an export that fails leaves no half-written
 - ``inspect``: ``inspect/<run_id>_<condition>_<catalog>.eval``, one inspect_ai log per condition x
   catalog (``export_inspect.py``); ``inspect view --log-dir DIR/inspect`` browses them.
 
-The tables are ``export_tables.py``'s; the run must be scored and terminal.
+The tables are ``export_tables.py``'s; the run must be scored and terminal, and every per-task row is
+recomputed from the stored traces first, as ``sr score`` does (a hand-edited ``per_task.jsonl`` is
+refused, naming the episode). ``--out`` (and the default) pass the output guard
+(``schemarouter/output_guard.py``): never inside an experiment's folders or the project root.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from schemarouter.application.export_tables import DECISION_COLUMNS, RunTables, load_run_tables
 from schemarouter.atomic_write import write_bytes_atomic
 from schemarouter.errors import SchemaRouterError
+from schemarouter.output_guard import output_guard
 from schemarouter.project import ProjectPaths
 
 
@@ -59,6 +63,9 @@ def _inspect(tables: RunTables, out: Path) -> list[Path]:
     return write_inspect_logs(tables, out / "inspect")
 
 
+# The run's own files an export reads; --out may not be a place where one of them would be replaced.
+RUN_INPUTS = ("manifest.json", "episodes.sqlite", "per_task.jsonl", "report.json")
+
 EXPORT_FORMATS: dict[str, Callable[[RunTables, Path], list[Path]]] = {
     "csv": _csv,
     "inspect": _inspect,
@@ -86,9 +93,8 @@ def export_run(
         )
     if not (run_dir / "manifest.json").is_file():
         raise SchemaRouterError(f"{run_dir}: not a run directory (no manifest.json)")
-    target = out if out is not None else run_dir / "export"
-    if target.exists() and not target.is_dir():
-        raise SchemaRouterError(f"--out {target}: not a directory")
+    guard = output_guard(paths.root, sources=[run_dir / name for name in RUN_INPUTS])
+    target = guard.directory(out if out is not None else run_dir / "export", option="--out")
     tables = load_run_tables(paths, run_dir)
     files: list[Path] = []
     for code in dict.fromkeys(formats):

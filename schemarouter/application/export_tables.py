@@ -27,6 +27,8 @@ from schemarouter.runtime.engine.trace import EpisodeTrace, read_trace
 from schemarouter.runtime.run import load_result_set, read_manifest
 from schemarouter.runtime.run.manifest import RunManifest
 from schemarouter.runtime.run.resultset import read_terminal_outcomes
+from schemarouter.runtime.run.scope import RunScope
+from schemarouter.runtime.run.store import EpisodeOutcome
 from schemarouter.runtime.scoring.per_task import KEY_FIELDS, PER_TASK_FILE
 from schemarouter.runtime.surface.model import Task
 from schemarouter.runtime.surface.plan import next_required_route
@@ -88,6 +90,7 @@ def load_run_tables(paths: ProjectPaths, run_dir: Path) -> RunTables:
         raise SchemaRouterError(
             f"{run_dir / PER_TASK_FILE}: does not list the store's episodes; score the run again (sr score)"
         )
+    _check_recomputed(paths, run_dir, result_set.scope, outcomes, per_task)
     tasks = _tasks(paths, manifest)
     episodes, decision_points = [], []
     for outcome in outcomes:
@@ -108,6 +111,39 @@ def load_run_tables(paths: ProjectPaths, run_dir: Path) -> RunTables:
         episodes=episodes,
         report=_read_report(run_dir),
     )
+
+
+def _check_recomputed(
+    paths: ProjectPaths, run_dir: Path, scope: RunScope, outcomes: list[EpisodeOutcome], per_task: list[Row]
+) -> None:
+    """Recompute every episode's metrics from its stored trace and the per-task rows from them, as
+    ``sr score`` does (the same audit and ``per_task_rows``), and refuse a per-task row that differs:
+    an export never carries a value on the word of a file that can be edited by hand."""
+    from schemarouter.application.score import scoring_setup
+    from schemarouter.compiler import compile_project
+    from schemarouter.runtime.run.engine_port import EngineAdapter
+    from schemarouter.runtime.scoring import ScoringSpec
+    from schemarouter.runtime.scoring.per_task import per_task_rows
+
+    compiled = compile_project(paths, write_manifest=False)
+    audit = EngineAdapter().metrics_audit(scoring_setup(paths, compiled, [run_dir]))
+    for outcome in outcomes:
+        audit(outcome)
+    recomputed = {_row_key(r): r for r in per_task_rows(outcomes, scope, ScoringSpec.from_compiled(compiled))}
+    for row in per_task:
+        fresh = recomputed.get(_row_key(row))
+        if fresh != row:
+            task, condition, catalog, epoch = _row_key(row)
+            differing = sorted(k for k in set(row) | set(fresh or {}) if row.get(k) != (fresh or {}).get(k))
+            raise SchemaRouterError(
+                f"{run_dir / PER_TASK_FILE}: episode task {task}, condition {condition}, catalog {catalog}, "
+                f"epoch {epoch} differs from its recomputation from the stored trace "
+                f"({', '.join(differing)}); not exported. Score the run again (sr score) or restore the file"
+            )
+
+
+def _row_key(row: Row) -> tuple[str, str, int, int]:
+    return (row["task_id"], row["condition"], row["catalog"], row.get("epoch", 1))
 
 
 def decision_rows(trace: EpisodeTrace, task: Task) -> list[Row]:

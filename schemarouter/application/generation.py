@@ -113,6 +113,13 @@ def _generated_surface(project: ProjectPaths, r: SurfaceRequest) -> tuple[Any, P
         raise SchemaRouterError("give --surface NAME, or --intents FILE --seed N --out DIR")
     if re.fullmatch(r"[a-z][a-z0-9]{0,15}", r.tag) is None:
         raise SchemaRouterError(f"--tag {r.tag!r}: lowercase letters and digits, starting with a letter")
+    out = r.out
+    if not r.check:
+        from schemarouter.output_guard import output_guard
+
+        inputs = [r.intents] + ([r.pools] if r.pools is not None else [])
+        guard = output_guard(project.root, sources=inputs)
+        out = guard.directory(r.out, option="--out", names=("surface.jsonl", "manifest.json"))
     settings = SurfaceSettings(
         name=r.intents.stem,
         intents=r.intents.resolve(),
@@ -120,7 +127,7 @@ def _generated_surface(project: ProjectPaths, r: SurfaceRequest) -> tuple[Any, P
         seeds={"surface": r.seed, "world": r.seed if r.world_seed is None else r.world_seed},
         tag=r.tag,
     )
-    return generate_surface(project, settings), r.out
+    return generate_surface(project, settings), out
 
 
 def _shown(root: Path, path: Path) -> str:

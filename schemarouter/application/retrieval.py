@@ -243,7 +243,7 @@ class BenchRetrievalRequest:
 def show_bench_retrieval(
     project: ProjectPaths, chosen: ChosenSurface, r: BenchRetrievalRequest, console: Console
 ) -> None:
-    from schemarouter.atomic_write import check_output_file
+    from schemarouter.output_guard import output_guard
     from schemarouter.runtime.report.console import pilot_line
     from schemarouter.runtime.report.retrieval_tables import bench_table
 
@@ -251,7 +251,9 @@ def show_bench_retrieval(
     if r.study_out is not None:
         if chosen.pilot is None or not r.strategies:
             raise SchemaRouterError("--study-out needs a pilot surface (--surface dev) and --strategies")
-        check_output_file(r.study_out, option="--study-out")
+        output_guard(project.root, sources=[chosen.file] if chosen.file else []).file(
+            r.study_out, option="--study-out"
+        )
     rows = bench_retrieval(
         project=project,
         synthetic_sizes=sizes,
@@ -277,7 +279,7 @@ def _strategy_study(
     command = "sr bench retrieval --surface dev" + (f" --study-out {out}" if out is not None else "")
     study = run_study(project, chosen, repeats=repeats, command=command)
     if out is not None:
-        write_study(study, out)
+        write_study(study, out, project_root=project.root)
     table = Table(
         title=f"Retrieval strategies on {study.surface}: pooled over catalogs 100/250/500, p50 at 500"
     )

@@ -205,19 +205,20 @@ class EvalRequest:
 
 def show_evaluation(project: ProjectPaths, r: EvalRequest, console: Console) -> EvalReport:
     """Evaluate, write the requested copies (checked before any work), print the table."""
-    from schemarouter.atomic_write import check_output_file, write_text_atomic
+    from schemarouter.output_guard import output_guard
 
+    guard = output_guard(project.root, sources=[p for p in (r.catalog_file, r.queries, r.spec) if p])
     for path, option in ((r.json_out, "--json"), (r.markdown_out, "--markdown")):
         if path is not None:
-            check_output_file(path, option=option)
+            guard.file(path, option=option)
     report = evaluate_retrieval(
         project=project, catalog_file=r.catalog_file, queries_file=r.queries, spec=r.spec, seed=r.seed,
         resamples=r.resamples,
     )  # fmt: skip
     if r.json_out is not None:
-        write_text_atomic(r.json_out, report.to_json())
+        guard.write_text(r.json_out, report.to_json(), option="--json")
     if r.markdown_out is not None:
-        write_text_atomic(r.markdown_out, report.to_markdown())
+        guard.write_text(r.markdown_out, report.to_markdown(), option="--markdown")
     console.print(_table(report))
     for code, why in report.not_built:
         console.print(f"not built: {code}: {why}", markup=False, highlight=False)

@@ -132,6 +132,10 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     """Compile (unless ``deps.compiled``), execute the run's missing episodes, score it when terminal."""
     console = deps.console or make_console()
     _check(request)
+    if request.run_dir is not None:
+        from schemarouter.output_guard import output_guard
+
+        output_guard(paths.root).directory(request.run_dir, option="--run-dir")
     # build/compiled.json when it is current; else compile_project (looked up here, so tests may swap it).
     compiled = deps.compiled or compiled_for_run(paths, compile=compile_project).spec
     previous = read_manifest(request.run_dir) if request.resume and request.run_dir is not None else None

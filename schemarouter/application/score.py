@@ -21,6 +21,7 @@ from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.console import make_console, pilot_line, print_verdict, status_lines
 from schemarouter.runtime.report.publish import score_and_publish
 from schemarouter.runtime.run import EngineSetup, load_result_set, read_manifest
+from schemarouter.runtime.spec_model import CompiledSpec
 from schemarouter.runtime.spec_model.identity import identity_line, lineage_of
 
 
@@ -47,27 +48,24 @@ def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DE
     """Score one run or merge its shards; print the verdict and return the report."""
     console = deps.console or make_console()
     run_dirs = list(request.run_dirs)
+    if request.out is not None:
+        from schemarouter.output_guard import output_guard
+
+        output_guard(paths.root).directory(request.out, option="--out")
     load_result_set(run_dirs)  # a damaged or foreign run directory is refused before the (slower) compile
     compiled = compile_project(paths, write_manifest=False)
     out = request.out or _default_out(paths, run_dirs)
-    first = read_manifest(run_dirs[0])
-    if first.surface is None:  # not a pilot: the code must behave as the freeze pinned it
+    if request.out is None:
+        from schemarouter.output_guard import output_guard
+
+        output_guard(paths.root).directory(out, option="the report directory")
+    if (
+        read_manifest(run_dirs[0]).surface is None
+    ):  # not a pilot: the code must behave as the freeze pinned it
         from schemarouter.application.code_pin import require_code_unchanged
 
         require_code_unchanged(paths, compiled)
-    surface_file = None
-    if first.surface is not None:
-        from schemarouter.application.surfaces import pilot_surface_file
-
-        surface_file = str(pilot_surface_file(paths, first.surface))
-    setup = EngineSetup(
-        project_root=paths.root,
-        compiled=compiled,
-        catalog_sizes=first.scope.catalogs,
-        agent=first.agent.name,
-        catalogs_dir=paths.catalogs_dir,
-        surface_file=surface_file,
-    )
+    setup = scoring_setup(paths, compiled, run_dirs)
     identity = identity_line(compiled.experiment.id, lineage_of(compiled))
     scored = score_and_publish(
         run_dirs,
@@ -82,6 +80,25 @@ def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DE
     if scored.report.get("pilot"):
         console.print(pilot_line(scored.report["pilot"]["surface"]), markup=False, highlight=False)
     return scored.report
+
+
+def scoring_setup(paths: ProjectPaths, compiled: CompiledSpec, run_dirs: list[Path]) -> EngineSetup:
+    """What the metrics audit of ``run_dirs`` needs: the experiment's catalogs and the run's surface
+    (a pilot's own). Scoring and ``sr export`` both recompute every episode's metrics through it."""
+    first = read_manifest(run_dirs[0])
+    surface_file = None
+    if first.surface is not None:
+        from schemarouter.application.surfaces import pilot_surface_file
+
+        surface_file = str(pilot_surface_file(paths, first.surface))
+    return EngineSetup(
+        project_root=paths.root,
+        compiled=compiled,
+        catalog_sizes=first.scope.catalogs,
+        agent=first.agent.name,
+        catalogs_dir=paths.catalogs_dir,
+        surface_file=surface_file,
+    )
 
 
 def _default_out(paths: ProjectPaths, run_dirs: list[Path]) -> Path:

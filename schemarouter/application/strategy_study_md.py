@@ -18,7 +18,7 @@ from schemarouter.application.strategy_study import (
     StrategyResult,
     Study,
 )
-from schemarouter.atomic_write import write_output_file
+from schemarouter.output_guard import output_guard
 from schemarouter.runtime.retrieval import get_strategy
 
 TABLE_HEADER = (
@@ -357,6 +357,6 @@ def study_markdown(study: Study) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
-def write_study(study: Study, path: Path) -> None:
-    """Write the study file (atomically; ``path`` checked first like any output the user names)."""
-    write_output_file(path, study_markdown(study) + "\n", option="--study-out")
+def write_study(study: Study, path: Path, *, project_root: Path) -> None:
+    """Write the study file through the output guard (atomically; never inside an experiment)."""
+    output_guard(project_root).write_text(path, study_markdown(study) + "\n", option="--study-out")

@@ -148,6 +148,14 @@ def paths(ctx: typer.Context, experiment: str | None = None) -> ProjectPaths:
     return ProjectPaths.at(root.project_dir, experiment=experiment or root.experiment)
 
 
+def project_root(ctx: typer.Context) -> Path:
+    """The project directory (``--project-dir``, else the current directory), for commands that work
+    on files rather than on an experiment (the output guard needs it: ``schemarouter/output_guard.py``)."""
+    obj = ctx.find_root().obj
+    chosen = obj.project_dir if isinstance(obj, _RootOptions) else None
+    return Path(chosen if chosen is not None else Path.cwd()).resolve()
+
+
 MAX_LINE = 1000
 
 

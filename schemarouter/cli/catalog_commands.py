@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.cli.app import app
+from schemarouter.cli.app import app, project_root
 
 catalog_app = typer.Typer(help="Catalogs from your own tools: MCP tools/list, OpenAI tools, OpenAPI 3.")
 app.add_typer(catalog_app, name="catalog")
@@ -15,6 +15,7 @@ app.add_typer(catalog_app, name="catalog")
 
 @catalog_app.command("import")
 def import_command(
+    ctx: typer.Context,
     source: Annotated[Path, typer.Argument(help="The source file (JSON; OpenAPI also YAML).")],
     source_format: Annotated[
         str, typer.Option("--from", help="The source format: mcp, openai or openapi.", show_default=False)
@@ -30,7 +31,9 @@ def import_command(
     """Turn a tool source into a catalog file (route IDs, semantic IDs, side effects derived where absent)."""
     from schemarouter.application.catalog_import import import_catalog
 
-    result = import_catalog(source_format=source_format, source=source, out=out, domain=domain)
+    result = import_catalog(
+        project_root(ctx), source_format=source_format, source=source, out=out, domain=domain
+    )
     n = result.catalog.size
     typer.echo(
         f"{result.out}: {n} endpoints from {source_format} {source.name} ({result.digest}); derived: "

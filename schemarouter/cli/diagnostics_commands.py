@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.cli.app import app
+from schemarouter.cli.app import app, project_root
 
 
 @app.command()
@@ -26,6 +26,7 @@ def explain(
 
 @app.command()
 def compare(
+    ctx: typer.Context,
     run_a: Annotated[Path, typer.Argument(help="Scored run directory A.")],
     run_b: Annotated[Path, typer.Argument(help="Scored run directory B.")],
     json_out: Annotated[
@@ -35,11 +36,12 @@ def compare(
     """Paired differences B - A per metric over the common tasks, with bootstrap intervals and flips.
     Runs of different experiments or freeze roots may be compared (never for a gate)."""
     from schemarouter.application.diagnostics import compare_run_dirs
-    from schemarouter.atomic_write import check_output_file, write_output_file
+    from schemarouter.output_guard import output_guard
 
+    guard = output_guard(project_root(ctx))
     if json_out is not None:
-        check_output_file(json_out, option="--json")
+        guard.file(json_out, option="--json")
     text, result = compare_run_dirs(run_a, run_b)
     typer.echo(text)
     if json_out is not None:
-        write_output_file(json_out, json.dumps(result, ensure_ascii=False, indent=2) + "\n", option="--json")
+        guard.write_text(json_out, json.dumps(result, ensure_ascii=False, indent=2) + "\n", option="--json")

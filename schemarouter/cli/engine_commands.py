@@ -7,10 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from schemarouter.atomic_write import check_output_file, write_output_file
 from schemarouter.cli.app import ExperimentOpt, SurfaceFileOpt, SurfaceOpt, app, paths
 from schemarouter.cli.model_options import MODEL_OPTIONS, model_options
 from schemarouter.cli.option_groups import OptionGroup, with_options
+from schemarouter.output_guard import output_guard
 
 TaskArg = Annotated[str, typer.Argument(help="Task ID from the surface, e.g. S1-en-01.")]
 EPISODE_OPTIONS: OptionGroup = (
@@ -53,15 +53,19 @@ def episode(ctx: typer.Context, task_id: TaskArg, **o: Any) -> None:
     from schemarouter.application.episode import EpisodeRequest, show_episode
     from schemarouter.application.surfaces import choose_surface
 
-    if o["json_out"] is not None:
-        check_output_file(o["json_out"], option="--json")
     project = paths(ctx, o["experiment"])
+    inputs = [p for p in (o["tokenizer_json"], o["surface_file"]) if p is not None]
+    guard = output_guard(project.root, sources=inputs)
+    if o["json_out"] is not None:
+        guard.file(o["json_out"], option="--json")
     chosen = choose_surface(project, surface=o["surface"], surface_file=o["surface_file"])
     tokenizer = str(o["tokenizer_json"]) if o["tokenizer_json"] else None
-    options = model_options(o, default_cache=project.runs_dir / "model-calls.sqlite")
+    options = model_options(
+        o, default_cache=project.runs_dir / "model-calls.sqlite", project_root=project.root
+    )
     request = EpisodeRequest(
         task_id, o["condition"], o["catalog"], o["agent"], tokenizer, chosen.file, options
     )
     text = show_episode(project, request, chosen.pilot.name if chosen.pilot else None)
     if o["json_out"] is not None:
-        write_output_file(o["json_out"], text, option="--json")
+        guard.write_text(o["json_out"], text, option="--json")

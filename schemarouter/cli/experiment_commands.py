@@ -51,9 +51,17 @@ def experiment_new(
 
     The parent is never touched. Every difference you then make is a deviation: see `sr deviations`.
     """
+    from schemarouter.compiler.experiments import lineage_of
     from schemarouter.compiler.successor import new_experiment
 
     child = new_experiment(paths(ctx), new_id=new_id, parent_id=parent, reason=reason)
+    lineage = lineage_of(child)
+    if lineage is not None and lineage.parent_root is None:
+        typer.echo(
+            f"warning: parent {parent} is a draft (no freeze.lock): its root cannot be pinned, so the "
+            f"lineage records parent_root: null; freeze {parent} first to pin it",
+            err=True,
+        )
     typer.echo(
         f"{child.spec_dir.relative_to(child.root)}/ and {child.catalogs_dir.relative_to(child.root)}/: "
         f"experiment {new_id}, a draft successor of {parent}. Edit it, then: "

@@ -98,9 +98,14 @@ MODEL_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
 )
 
 
-def model_options(params: dict[str, Any], *, default_cache: Path) -> dict[str, Any]:
-    """The MODEL_OPTIONS of a command's parsed ``params`` as the agent's options (None: agent.yaml's)."""
+def model_options(params: dict[str, Any], *, default_cache: Path, project_root: Path) -> dict[str, Any]:
+    """The MODEL_OPTIONS of a command's parsed ``params`` as the agent's options (None: agent.yaml's);
+    a ``--model-cache`` the user names passes the output guard (it is a file sr writes)."""
+    from schemarouter.output_guard import output_guard
+
     p = params
+    if p["model_cache"] is not None:
+        output_guard(project_root).file(p["model_cache"], option="--model-cache")
     return {
         "base_url": p["base_url"],
         "model": p["model"],

@@ -94,7 +94,9 @@ def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
     from schemarouter.application.run import RunRequest
 
     p = params
-    options = model_options(p, default_cache=project.runs_dir / "model-calls.sqlite")
+    options = model_options(
+        p, default_cache=project.runs_dir / "model-calls.sqlite", project_root=project.root
+    )
     options["tokenizer_json"] = str(p["tokenizer_json"].resolve()) if p["tokenizer_json"] else None
     scope = {
         k: p[k] for k in ("agent", "conditions", "catalogs", "tasks", "shard", "surface", "surface_file")
