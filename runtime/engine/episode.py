@@ -26,8 +26,7 @@ from schemarouter.runtime.engine.trace import (
     TraceResult,
     TurnRecord,
 )
-from schemarouter.runtime.exposure import ExposurePolicy, build_policy
-from schemarouter.runtime.exposure.registry import PolicyInputs
+from schemarouter.runtime.exposure import ExposurePolicy, PolicyInputs, build_policy
 from schemarouter.runtime.policy import Allow, PolicyGate, execute_allowed
 from schemarouter.runtime.prompt import HistoryEntry, build_prompt
 from schemarouter.runtime.simulator.calls import ExecutedCall
@@ -55,11 +54,12 @@ def run_episode(
     condition = resources.condition(condition_id)
     agent = agent or resources.make_agent(task=task, catalog=cat, epoch=epoch)
     visible = task.visible()
+    static, research = cat.retrievers_for(condition.retriever)
     policy = build_policy(
         condition,
         PolicyInputs(
-            static=cat.static_retriever,
-            research=cat.state_aware_retriever,
+            static=static,
+            research=research,
             catalog_route_ids=cat.route_ids,
             required_route_ids=required_routes(task),
         ),
