@@ -266,8 +266,11 @@ class _Episode:
         else:
             error_class = verdict.audit.error_class or "UNEXPOSED"
             route_id = verdict.audit.route_id
-            # Only a registered route ID is passed: a made-up tool name is model output.
-            self.state = self.state.after_blocked(route_id, error_class)
+            # Only a registered route ID is passed: a made-up tool name is model output. The missing
+            # inputs are named by the catalog's semantic IDs of the route's required inputs that the
+            # call left out (the arguments' keys are only tested against them, never copied).
+            missing = self._missing_inputs(route_id, arguments) if error_class == "MISSING_INPUT" else ()
+            self.state = self.state.after_blocked(route_id, error_class, missing)
             trace_result = TraceResult(
                 status="blocked", route_id=route_id, error_class=error_class, fields=[], message=None
             )
@@ -299,6 +302,13 @@ class _Episode:
         )
         self.after_tool_turn = True
         return after > before or new_route
+
+    def _missing_inputs(self, route_id: str | None, arguments: Any) -> tuple[str, ...]:
+        endpoint = self.cat.by_route.get(route_id) if route_id is not None else None
+        if endpoint is None:
+            return ()
+        given = arguments if isinstance(arguments, dict) else {}
+        return tuple(sorted({f.semantic_id for f in endpoint.inputs if f.required and f.name not in given}))
 
     @property
     def task_milestones_total(self) -> int:
