@@ -8,13 +8,16 @@ The refresh variants are condition parameters (``refresh`` in conditions.yaml), 
 - ``mode: replace_keep``: the refresh's routes are the exposure, after the kept ones: the top
   ``keep.original_top`` of the original query's ranking, and (``keep.last_attempted``) the state's
   last attempted route if it was exposed; a kept route is not repeated among the new ones;
-- ``cursor: true``: the n-th refresh with the same input (query and canonical state JSON) shows page n
-  of its ranking (ranks n*k+1 .. (n+1)*k), so a second block shows the next page, not the same one.
+- ``cursor: true``: the n-th refresh with the same input (query and state, apart from a declared
+  ``attempt_count``) shows page n of its ranking (ranks n*k+1 .. (n+1)*k), so a second block shows
+  the next page, not the same one.
 
 With the defaults (replace, no cursor) it behaves byte for byte as 0.14's SR-5-STATE-AWARE.
 """
 
 from __future__ import annotations
+
+import json
 
 from pydantic import BaseModel
 
@@ -28,6 +31,14 @@ from schemarouter.runtime.exposure.registry import (
 from schemarouter.runtime.retrieval import RetrievalCall, StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.spec_model.conditions import ConditionSpec, KeepRule
 from schemarouter.runtime.state import ObservableState
+
+
+def _cursor_key(state: ObservableState) -> str:
+    """The refresh input the cursor pages on: the state without its attempt counter (which a declared
+    ``attempt_count`` raises on every attempt, so no two inputs would ever be the same)."""
+    data = state.model_dump(mode="json")
+    data.pop("attempt_count", None)
+    return json.dumps(data, sort_keys=True)
 
 
 def _unique(routes: tuple[str, ...]) -> tuple[str, ...]:
@@ -89,7 +100,7 @@ class StateRefresh(HeldExposure):
     def _next_page(self, state: ObservableState) -> int:
         if not self._cursor:
             return 0
-        key = state.canonical_json()
+        key = _cursor_key(state)
         page = self._pages.get(key, 0)
         self._pages[key] = page + 1
         return page
