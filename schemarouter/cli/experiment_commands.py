@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.cli.app import ExperimentOpt, app, paths
+from schemarouter.cli.app import ExperimentOpt, app, fail, paths
 
 experiment_app = typer.Typer(help="Create experiments: successors with lineage and declared deviations.")
 lock_app = typer.Typer(help="Maintain freeze locks.")
@@ -53,6 +53,10 @@ def experiment_new(
         f"experiment {new_id}, a draft successor of {parent}. Edit it, then: "
         f"sr deviations --experiment {new_id} --update, write the rationales, sr freeze --experiment {new_id}"
     )
+    from schemarouter.compiler.protocol_values import protocol_value_lines
+
+    for line in protocol_value_lines():
+        typer.echo(line)
 
 
 @app.command("deviations")
@@ -68,11 +72,18 @@ def deviations_command(
 ) -> None:
     """Print a successor's deviations from its parent, with MISSING where a rationale is absent.
 
-    Exit 1 while any rationale is missing or the log lists a difference that no longer exists.
+    Exit 1 while any rationale is missing or the log lists a difference that no longer exists, or
+    while the spec has a value its protocol forbids (the same file:line:col lines as sr validate).
     """
+    from schemarouter.compiler import validate_project
     from schemarouter.compiler.deviations import deviation_report, update_log
+    from schemarouter.compiler.issues import SpecValidationError
 
     project = paths(ctx, experiment)
+    try:
+        validate_project(project)
+    except SpecValidationError as err:
+        raise fail(str(err)) from None
     report = update_log(project) if update else deviation_report(project)
     if report is None:
         typer.echo(f"experiment {project.experiment or '(flat)'} has no parent: no deviations to declare")
