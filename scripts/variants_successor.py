@@ -69,14 +69,20 @@ def widen_schemas(spec: Path) -> None:
     refresh["keep"] = {
         "type": "object",
         "additionalProperties": False,
-        "properties": {"original_top": {"type": "integer", "minimum": 0}, "last_attempted": {"type": "boolean"}},
+        "properties": {
+            "original_top": {"type": "integer", "minimum": 0},
+            "last_attempted": {"type": "boolean"},
+        },
     }
     item["params"] = {"type": "object", "description": "The policy kind's parameters."}
     item["retriever"] = {
         "type": "object",
         "additionalProperties": False,
         "required": ["code"],
-        "properties": {"code": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"}, "params": {"type": "object"}},
+        "properties": {
+            "code": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
+            "params": {"type": "object"},
+        },
     }
     _write_json(path, schema)
     path = spec / "schema" / "protocol.schema.json"
@@ -92,11 +98,20 @@ def widen_schemas(spec: Path) -> None:
     path = spec / "schema" / "state_contract.schema.json"
     schema = _json(path)
     field_type = schema["$defs"]["field_type"]
-    field_type["properties"]["kind"]["enum"] = ["set", "enum", "optional_enum", "boolean", "optional", "count"]
+    field_type["properties"]["kind"]["enum"] = [
+        "set",
+        "enum",
+        "optional_enum",
+        "boolean",
+        "optional",
+        "count",
+    ]
     field_type["allOf"].append(
         {"if": {"properties": {"kind": {"const": "optional"}}}, "then": {"required": ["items"]}}
     )
-    field_type["allOf"].append({"if": {"properties": {"kind": {"const": "count"}}}, "then": {"maxProperties": 1}})
+    field_type["allOf"].append(
+        {"if": {"properties": {"kind": {"const": "count"}}}, "then": {"maxProperties": 1}}
+    )
     _write_json(path, schema)
 
 
@@ -186,7 +201,11 @@ def _declare_deviations(root: Path, experiment: str) -> None:
     update_log(paths)
     log = _yaml(paths.spec_dir / "deviations.yaml")
     entries = [
-        {**e, "rationale": e["rationale"] or "Protocol variant of issue #25, set by scripts/variants_successor.py."}
+        {
+            **e,
+            "rationale": e["rationale"]
+            or "Protocol variant of issue #25, set by scripts/variants_successor.py.",
+        }
         for e in log["deviations"]
         if e["kind"] != "stale"
     ]
