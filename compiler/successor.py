@@ -80,6 +80,7 @@ def new_experiment(
             _set_id(child.spec_dir / "protocol.yaml", "experiment_id", new_id)
         _write_meta(child, parent_id, lock, reason, now or datetime.now(UTC).replace(microsecond=0))
         fixed = _adopt_core_scalars(child)
+        derive_policy_enum(child)
         report = deviation_report(child)
         assert report is not None
         write_log(
@@ -94,6 +95,26 @@ def new_experiment(
         shutil.rmtree(child.catalogs_dir, ignore_errors=True)
         raise
     return child
+
+
+def derive_policy_enum(child: ProjectPaths) -> bool:
+    """Write the child's conditions schema policy enum from the exposure registry when it differs (a
+    kind registered since the parent froze); an equal enum leaves the file's bytes alone."""
+    from schemarouter.runtime.exposure.registry import policy_kinds
+
+    path = child.schema_dir / "conditions.schema.json"
+    if not path.is_file():
+        return False
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        node = schema["properties"]["conditions"]["items"]["properties"]["policy"]
+    except (KeyError, TypeError):
+        return False
+    if node.get("enum") == list(policy_kinds()):
+        return False
+    node["enum"] = list(policy_kinds())
+    path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return True
 
 
 def _prefilled(difference: Difference, fixed: bool) -> str:

@@ -158,7 +158,7 @@ def make_successor(
                 "policy": "static_topk",
                 "retrieval_query": "original",
                 "initial_k": 10,
-                "description": "One retrieval on the original query; its top 10 are exposed for the whole episode.",
+                "description": "One retrieval on the original query; its top 10 are exposed all episode.",
             }
         )
     # The seed's start at the top 5 binds the three SR-5 conditions; SR-10-STATIC is a wider static arm.

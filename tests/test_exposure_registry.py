@@ -4,16 +4,22 @@ compiler's shape checks and the derived enum know it at once, and build_policy b
 from __future__ import annotations
 
 import importlib.util
+import json
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from schemarouter.compiler.successor import derive_policy_enum
 from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
 from schemarouter.runtime.exposure import PolicyInputs, build_policy, get_policy, policy_kinds
 from schemarouter.runtime.exposure.registry import BUILTIN_ORDER, unregister_policy
 from schemarouter.runtime.spec_model.conditions import ConditionSpec
+
+REPO = Path(__file__).resolve().parents[1]
 
 # One module, as a researcher would write it in runtime/exposure/kinds/: a class and its registration.
 KIND_MODULE = '''
@@ -107,3 +113,25 @@ def test_after_cleanup_the_registry_is_0_14s_five() -> None:
     assert policy_kinds() == BUILTIN_ORDER
     with pytest.raises(SchemaRouterError, match="unknown exposure policy 'skip_topk'"):
         get_policy("skip_topk")
+
+
+def _schema_copy(tmp_path: Path) -> tuple[ProjectPaths, Path]:
+    paths = ProjectPaths.at(tmp_path)
+    paths.schema_dir.mkdir(parents=True)
+    target = paths.schema_dir / "conditions.schema.json"
+    shutil.copyfile(REPO / "spec" / "0.14" / "schema" / "conditions.schema.json", target)
+    return paths, target
+
+
+def test_a_successors_enum_is_written_from_the_registry(skip_kind: str, tmp_path: Path) -> None:
+    paths, target = _schema_copy(tmp_path)
+    assert derive_policy_enum(paths) is True
+    enum = json.loads(target.read_text(encoding="utf-8"))["properties"]["conditions"]["items"]["properties"]
+    assert enum["policy"]["enum"] == [*BUILTIN_ORDER, skip_kind]
+
+
+def test_an_equal_enum_leaves_the_schema_bytes_alone(tmp_path: Path) -> None:
+    paths, target = _schema_copy(tmp_path)
+    before = target.read_bytes()
+    assert derive_policy_enum(paths) is False
+    assert target.read_bytes() == before
