@@ -26,6 +26,7 @@ PROBLEMS: Final[dict[str, str]] = {
     "CO114": "the description does not state the refresh rule '…'",
     "CO115": "refresh.… goes only with mode …",
     "CO118": "retriever: … (the condition's retrieval strategy)",
+    "CO119": "keep.last_attempted needs the state contract to declare last_attempted_route_id",
 }
 
 # refresh key -> the only mode it goes with
@@ -116,6 +117,23 @@ def _protocol_issues(
             f"(allowed: at most {allowed.get('max_cap', 0)})",
             code="CO113",
         )
+
+
+def check_keep_needs_the_field(view: SpecView) -> Iterator[SpecIssue]:
+    """Keeping the last attempted route reads the state's last_attempted_route_id: the contract must
+    declare it, or the rule would silently keep nothing."""
+    declared = {a.get("name") for a in view.data("state_contract").get("allowed", []) if isinstance(a, dict)}
+    if "last_attempted_route_id" in declared:
+        return
+    for index, condition in enumerate(view.data(NAME)["conditions"]):
+        keep = (condition.get("refresh") or {}).get("keep") or {}
+        if isinstance(keep, dict) and keep.get("last_attempted"):
+            yield view.issue(
+                NAME,
+                ("conditions", index, "refresh", "keep", "last_attempted"),
+                "keep.last_attempted needs the state contract to declare last_attempted_route_id",
+                code="CO119",
+            )
 
 
 def check_condition_retrievers(view: SpecView) -> Iterator[SpecIssue]:

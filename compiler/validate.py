@@ -49,6 +49,7 @@ SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (
     RegisteredCheck(("conditions", P), checks_conditions.check_shared_trigger),
     RegisteredCheck(("conditions", P), checks_variants.check_refresh_variants),
     RegisteredCheck(("conditions",), checks_variants.check_condition_retrievers),
+    RegisteredCheck(("conditions", "state_contract"), checks_variants.check_keep_needs_the_field),
     RegisteredCheck(("metrics", "conditions", P), checks_metrics_gates.check_metrics),
     RegisteredCheck(("gates", "conditions", P), checks_metrics_gates.check_gate_conditions),
     RegisteredCheck(("gates", "metrics", "conditions", P), checks_metrics_gates.check_gate_criteria),
