@@ -92,6 +92,10 @@ def test_the_successor_runs_a_dev_pilot_with_every_variant(successor: Path) -> N
     comparator, static = _first_pages(run, "SR-PROGRESSIVE-STATIC"), _first_pages(run, "SR-5-STATIC")
     assert any(comparator[task] != static[task] for task in static)
     assert _first_pages(run, "SR-5-STATE-AWARE") == static  # the treatment starts with the experiment's
+    report_md = (run / "report.md").read_text(encoding="utf-8")
+    assert "## Retriever per condition" in report_md
+    assert "| SR-PROGRESSIVE-STATIC | `text_concat` |" in report_md
+    assert "| SR-5-STATE-AWARE | `typed_state` |" in report_md
     explained = _sr(successor, "explain", str(run))
     assert explained.exit_code == 0, explained.output
     assert "SR-PROGRESSIVE-STATIC text_concat (its own); SR-5-STATE-AWARE typed_state (the experiment's)" in (
