@@ -8,7 +8,8 @@ from typing import Any, Final
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
-from schemarouter.runtime.spec_model.vocabulary import POLICY_SHAPES
+from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.exposure.registry import get_policy, parse_policy_params, policy_kinds
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
 PROBLEMS: Final[dict[str, str]] = {
@@ -24,6 +25,8 @@ PROBLEMS: Final[dict[str, str]] = {
     "CO110": "… differs from the protocol's start at the top …",
     "CO111": "… is greater than … (the protocol allows at most … …)",
     "CO112": "… differs from …'s …; the two conditions must differ only in what they retrieve with",
+    "CO116": "… is not a registered exposure policy (known: …)",
+    "CO117": "params: … (the policy kind's parameters)",
 }
 
 NAME = "conditions"
@@ -74,59 +77,85 @@ def check_limits_match_protocol(view: SpecView) -> Iterator[SpecIssue]:
 
 
 def check_policy_shapes(view: SpecView) -> Iterator[SpecIssue]:
-    """Each policy has the retrieval query, initial_k and refresh it needs, and nothing else."""
+    """Each condition names a registered kind and has the retrieval query, initial_k and refresh that
+    kind's registration states, and nothing else."""
     for index, condition in enumerate(view.data(NAME)["conditions"]):
-        query, ranks, expected_mode = POLICY_SHAPES[condition["policy"]]
-        refreshes = expected_mode is not None
         where = ("conditions", index)
-        if condition["retrieval_query"] != query:
+        try:
+            kind = get_policy(condition["policy"])
+        except SchemaRouterError:
             yield view.issue(
                 NAME,
-                (*where, "retrieval_query"),
-                f"policy {condition['policy']} retrieves with {query!r}, "
-                f"not {condition['retrieval_query']!r}",
-                code="CO104",
+                (*where, "policy"),
+                f"{condition['policy']!r} is not a registered exposure policy "
+                f"(known: {', '.join(policy_kinds())})",
+                code="CO116",
             )
-        if ranks and "initial_k" not in condition:
-            yield view.issue(
-                NAME, where, f"policy {condition['policy']} needs initial_k", at_key=True, code="CO105"
-            )
-        if not ranks and "initial_k" in condition:
-            yield view.issue(
-                NAME,
-                (*where, "initial_k"),
-                f"policy {condition['policy']} does not rank",
-                at_key=True,
-                code="CO106",
-            )
-        if refreshes and "refresh" not in condition:
-            yield view.issue(
-                NAME, where, f"policy {condition['policy']} needs refresh", at_key=True, code="CO107"
-            )
-        if not refreshes and "refresh" in condition:
-            yield view.issue(
-                NAME,
-                (*where, "refresh"),
-                f"policy {condition['policy']} does not refresh",
-                at_key=True,
-                code="CO108",
-            )
-        refresh = condition.get("refresh")
-        if refresh and expected_mode and refresh["mode"] != expected_mode:
-            yield view.issue(
-                NAME,
-                (*where, "refresh", "mode"),
-                f"policy {condition['policy']} is {expected_mode}, not {refresh['mode']}",
-                code="CO109",
-            )
+            continue
+        yield from _shape_issues(view, where, condition, kind.retrieval_query, kind.ranks, kind.refresh_modes)
+        try:
+            parse_policy_params(kind.kind, condition.get("params"), origin="params")
+        except SchemaRouterError as err:
+            for line in str(err).splitlines():
+                yield view.issue(NAME, (*where, "params"), line.removeprefix("params: "), code="CO117")
+
+
+def _shape_issues(
+    view: SpecView,
+    where: tuple[str, int],
+    condition: dict[str, Any],
+    query: str,
+    ranks: bool,
+    modes: tuple[str, ...],
+) -> Iterator[SpecIssue]:
+    policy = condition["policy"]
+    if condition["retrieval_query"] != query:
+        yield view.issue(
+            NAME,
+            (*where, "retrieval_query"),
+            f"policy {policy} retrieves with {query!r}, not {condition['retrieval_query']!r}",
+            code="CO104",
+        )
+    if ranks and "initial_k" not in condition:
+        yield view.issue(NAME, where, f"policy {policy} needs initial_k", at_key=True, code="CO105")
+    if not ranks and "initial_k" in condition:
+        yield view.issue(
+            NAME, (*where, "initial_k"), f"policy {policy} does not rank", at_key=True, code="CO106"
+        )
+    if modes and "refresh" not in condition:
+        yield view.issue(NAME, where, f"policy {policy} needs refresh", at_key=True, code="CO107")
+    if not modes and "refresh" in condition:
+        yield view.issue(
+            NAME, (*where, "refresh"), f"policy {policy} does not refresh", at_key=True, code="CO108"
+        )
+    refresh = condition.get("refresh")
+    if refresh and modes and refresh["mode"] not in modes:
+        yield view.issue(
+            NAME,
+            (*where, "refresh", "mode"),
+            f"policy {policy} is {' or '.join(modes)}, not {refresh['mode']}",
+            code="CO109",
+        )
+
+
+def _bound(protocol_binds: list[str] | None, condition: dict[str, Any], has: str) -> bool:
+    """Whether a limit binds ``condition``: the protocol's list, or (none given) every condition that
+    has the limited entry, which is 0.14's reading."""
+    return has in condition if protocol_binds is None else condition["id"] in protocol_binds
 
 
 def check_condition_limits(view: SpecView) -> Iterator[SpecIssue]:
-    """Every ranked condition starts at the protocol's top k; every refresh stays within its bounds."""
-    limits = protocol_of(view).limits
+    """Each condition the protocol binds (default: every ranked one) starts at the protocol's top k,
+    and each bound refresh stays within its bounds."""
+    protocol = protocol_of(view)
+    limits = protocol.limits
     for index, condition in enumerate(view.data(NAME)["conditions"]):
         where = ("conditions", index)
-        if "initial_k" in condition and condition["initial_k"] != limits["initial_k"]:
+        if (
+            _bound(protocol.bound_by("initial_k"), condition, "initial_k")
+            and "initial_k" in condition
+            and condition["initial_k"] != limits["initial_k"]
+        ):
             yield view.issue(
                 NAME,
                 (*where, "initial_k"),
@@ -138,6 +167,8 @@ def check_condition_limits(view: SpecView) -> Iterator[SpecIssue]:
         if refresh is None:
             continue
         for key, (limit_key, what) in _REFRESH_LIMITS.items():
+            if not _bound(protocol.bound_by(limit_key), condition, "refresh"):
+                continue
             if refresh[key] > limits[limit_key]:
                 yield view.issue(
                     NAME,

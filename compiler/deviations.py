@@ -21,6 +21,7 @@ import yaml
 from schemarouter.compiler.canonical import Fingerprint, item_digests
 from schemarouter.compiler.experiments import DEVIATIONS_FILE, LINEAGE_FILE, lineage_of, read_spec_data
 from schemarouter.compiler.frozen_files import is_snapshotted
+from schemarouter.compiler.protocol_values import is_protocol_value, protocol_value_lines
 from schemarouter.compiler.semantic_diff import describe_changes
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
@@ -81,7 +82,7 @@ class DeviationReport:
         return not self.missing and not self.stale
 
     def lines(self) -> list[str]:
-        out = [f"deviations from {self.parent}: {len(self.differences)}"]
+        out = [*protocol_value_lines(), f"deviations from {self.parent}: {len(self.differences)}"]
         for kind in ("protocol", "spec", "catalog"):
             group = [d for d in self.differences if d.kind == kind]
             if group:
@@ -95,8 +96,8 @@ class DeviationReport:
         return out
 
 
-def _kind(path: str) -> str:
-    if path in PROTOCOL_FILES:
+def _kind(path: str, detail: str = "") -> str:
+    if path in PROTOCOL_FILES or is_protocol_value(path, detail):
         return "protocol"
     return "catalog" if path.startswith("catalogs/") else "spec"
 
@@ -120,7 +121,9 @@ def semantic_differences(
         elif path not in new:
             found.append(Difference(path, "file removed", kind))
         elif old[path].digest != new[path].digest:
-            found += [Difference(path, line, kind) for line in _file_changes(old[path], new[path])]
+            found += [
+                Difference(path, line, _kind(path, line)) for line in _file_changes(old[path], new[path])
+            ]
     return found
 
 

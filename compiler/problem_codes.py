@@ -26,6 +26,7 @@ _MODULES = (
     "protocol",
     "checks_state_contract",
     "checks_conditions",
+    "checks_variants",
     "checks_metrics_gates",
     "checks_surface",
     "checks_retriever",

@@ -20,6 +20,7 @@ PROBLEMS: Final[dict[str, str]] = {
     "PR102": "… is not in metrics.ids",
     "PR103": "… differs from the … strata listed",
     "PR104": "… is not tasks_per_cell x strata_count x language_count = …",
+    "PR105": "… is not in conditions.ids",
 }
 
 NAME = "protocol"
@@ -84,6 +85,16 @@ class Protocol:
     def limits(self) -> dict[str, int]:
         return dict(self.data["conditions"]["limits"])
 
+    def bound_by(self, limit: str) -> list[str] | None:
+        """The conditions ``limit`` binds (``conditions.binds``); None: every ranked condition (0.14)."""
+        binds = self.data["conditions"].get("binds") or {}
+        return None if limit not in binds else list(binds[limit])
+
+    def variants_of(self, condition_id: str) -> dict[str, Any]:
+        """The refresh variants the protocol allows ``condition_id`` (``conditions.variants``); empty:
+        only its policy kind's default mode, no cursor, no keep, no cap (0.14)."""
+        return dict((self.data["conditions"].get("variants") or {}).get(condition_id) or {})
+
     @property
     def metric_ids(self) -> list[str]:
         return list(self.data["metrics"]["ids"])
@@ -111,6 +122,25 @@ def check_protocol_coherent(view: SpecView) -> Iterator[SpecIssue]:
                 ("conditions", key),
                 f"{getattr(protocol, key)!r} is not in conditions.ids",
                 code="PR101",
+            )
+    conditions = protocol.data["conditions"]
+    for limit, ids in (conditions.get("binds") or {}).items():
+        for index, condition_id in enumerate(ids):
+            if condition_id not in protocol.condition_ids:
+                yield view.issue(
+                    NAME,
+                    ("conditions", "binds", limit, index),
+                    f"{condition_id!r} is not in conditions.ids",
+                    code="PR105",
+                )
+    for condition_id in conditions.get("variants") or {}:
+        if condition_id not in protocol.condition_ids:
+            yield view.issue(
+                NAME,
+                ("conditions", "variants", condition_id),
+                f"{condition_id!r} is not in conditions.ids",
+                at_key=True,
+                code="PR105",
             )
     for index, criterion in enumerate(protocol.data["gate"]["criteria"]):
         if criterion["metric"] not in protocol.metric_ids:

@@ -174,6 +174,7 @@ def _stage(
             staged, parent.experiment or "", lock, reason, now or datetime.now(UTC).replace(microsecond=0)
         )
         fixed = _adopt_core_scalars(staged)
+        derive_policy_enum(staged)
         report = deviation_report(staged)
         assert report is not None
         write_log(
@@ -211,6 +212,26 @@ def _commit(staged: ProjectPaths, child: ProjectPaths) -> None:
 def _remove(staged: ProjectPaths) -> None:
     shutil.rmtree(staged.spec_dir, ignore_errors=True)
     shutil.rmtree(staged.catalogs_dir, ignore_errors=True)
+
+
+def derive_policy_enum(child: ProjectPaths) -> bool:
+    """Write the child's conditions schema policy enum from the exposure registry when it differs (a
+    kind registered since the parent froze); an equal enum leaves the file's bytes alone."""
+    from schemarouter.runtime.exposure.registry import policy_kinds
+
+    path = child.schema_dir / "conditions.schema.json"
+    if not path.is_file():
+        return False
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        node = schema["properties"]["conditions"]["items"]["properties"]["policy"]
+    except (KeyError, TypeError):
+        return False
+    if node.get("enum") == list(policy_kinds()):
+        return False
+    node["enum"] = list(policy_kinds())
+    path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return True
 
 
 def _prefilled(difference: Difference, fixed: bool) -> str:

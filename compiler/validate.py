@@ -21,6 +21,7 @@ from schemarouter.compiler import (
     checks_retriever,
     checks_state_contract,
     checks_surface,
+    checks_variants,
     protocol,
 )
 from schemarouter.compiler.issues import SpecIssue, SpecValidationError, sorted_issues
@@ -46,6 +47,9 @@ SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (
     RegisteredCheck(("conditions",), checks_conditions.check_policy_shapes),
     RegisteredCheck(("conditions", P), checks_conditions.check_condition_limits),
     RegisteredCheck(("conditions", P), checks_conditions.check_shared_trigger),
+    RegisteredCheck(("conditions", P), checks_variants.check_refresh_variants),
+    RegisteredCheck(("conditions",), checks_variants.check_condition_retrievers),
+    RegisteredCheck(("conditions", "state_contract"), checks_variants.check_keep_needs_the_field),
     RegisteredCheck(("metrics", "conditions", P), checks_metrics_gates.check_metrics),
     RegisteredCheck(("gates", "conditions", P), checks_metrics_gates.check_gate_conditions),
     RegisteredCheck(("gates", "metrics", "conditions", P), checks_metrics_gates.check_gate_criteria),

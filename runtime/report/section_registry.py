@@ -20,6 +20,7 @@ class SectionContext:
     latency: dict[str, Any] | None
     titles: dict[str, str]
     lineage: Lineage | None
+    retrievers: dict[str, str] | None = None  # condition -> strategy, when any condition names its own
 
     @property
     def catalogs(self) -> list[str]:

@@ -12,8 +12,10 @@ from schemarouter.runtime.spec_model._base import FrozenModel
 class StateFieldType(FrozenModel):
     """The type of one state field."""
 
-    kind: Literal["set", "enum", "optional_enum", "boolean"] = Field(description="The field's shape.")
-    items: str | None = Field(default=None, description="set: what the elements are, e.g. route_id.")
+    kind: Literal["set", "enum", "optional_enum", "boolean", "optional", "count"] = Field(
+        description="The field's shape (optional: one item or null; count: a non-negative integer)."
+    )
+    items: str | None = Field(default=None, description="set/optional: what the elements are, e.g. route_id.")
     values: tuple[str, ...] | None = Field(
         default=None, description="enum/optional_enum: the allowed values (values_from resolved at compile)."
     )

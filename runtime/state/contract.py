@@ -30,6 +30,28 @@ STATE_FIELDS: tuple[str, ...] = (
 )
 QUERY_ITEM = "original_query"
 
+# Fields a successor's contract may add, after the nine and in this order: the typed facts a gate
+# refusal makes observable (issue #25). A contract that declares none is 0.14's, byte for byte.
+DECLARABLE_FIELDS: tuple[str, ...] = (
+    "last_attempted_route_id",
+    "missing_input_semantic_ids",
+    "attempt_count",
+)
+
+
+# The type each declarable field must be declared with (state_contract.yaml ``allowed[].type``).
+DECLARABLE_TYPES: dict[str, dict[str, str]] = {
+    "last_attempted_route_id": {"kind": "optional", "items": "route_id"},
+    "missing_input_semantic_ids": {"kind": "set", "items": "semantic_id"},
+    "attempt_count": {"kind": "count"},
+}
+
+
+def declared_fields(allowed_names: tuple[str, ...]) -> tuple[str, ...]:
+    """The declarable fields a contract's ``allowed`` list adds to the nine (in the list's order)."""
+    return tuple(name for name in allowed_names if name in DECLARABLE_FIELDS)
+
+
 ExecutionStatus = Literal["none", "ok", "error", "blocked"]
 ErrorClass = Literal[
     "MISSING_INPUT",
@@ -80,7 +102,14 @@ def contract_drift(raw: Mapping[str, Any]) -> list[str]:
 
     differ("version", raw.get("version"), CONTRACT_VERSION)
     differ("query.name", (raw.get("query") or {}).get("name"), QUERY_ITEM)
-    differ("allowed", tuple(a.get("name") for a in raw.get("allowed", [])), STATE_FIELDS)
+    names = tuple(a.get("name") for a in raw.get("allowed", []))
+    declared = declared_fields(names)
+    pinned = (*STATE_FIELDS, *(f for f in DECLARABLE_FIELDS if f in declared))
+    differ("allowed", names, pinned)
+    for entry in raw.get("allowed", []):
+        if entry.get("name") in DECLARABLE_TYPES:
+            declared_type = {k: v for k, v in (entry.get("type") or {}).items() if v is not None}
+            differ(f"allowed.{entry['name']}.type", declared_type, DECLARABLE_TYPES[entry["name"]])
     allowed = {a.get("name"): a for a in raw.get("allowed", [])}
     status_type = (allowed.get("last_execution_status") or {}).get("type", {})
     differ("allowed.last_execution_status.values", tuple(status_type.get("values", ())), EXECUTION_STATUSES)

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from schemarouter.runtime.state.contract import declared_fields
 from schemarouter.runtime.state.errors import ContractViolation
 
 # Words that may join a single-word alias to the value it smuggles: ``answer_is_74``.
@@ -88,6 +89,7 @@ class GuardVocabulary:
     forbidden: tuple[tuple[str, tuple[str, ...]], ...]
     condition_names: tuple[str, ...]
     condition_codes: tuple[str, ...]
+    declared_fields: tuple[str, ...] = ()  # contract.DECLARABLE_FIELDS the contract adds (0.14: none)
 
     @property
     def condition_parts(self) -> tuple[str, ...]:
@@ -107,6 +109,7 @@ class GuardVocabulary:
             forbidden=tuple((f.id, tuple(f.aliases)) for f in compiled.state_contract.forbidden),
             condition_names=tuple(c.id for c in compiled.conditions if c.retrieval_query != "none"),
             condition_codes=tuple(c.code for c in compiled.conditions),
+            declared_fields=declared_fields(tuple(a.name for a in compiled.state_contract.allowed)),
         )
 
 

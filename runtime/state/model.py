@@ -1,9 +1,12 @@
 """ObservableState: the only execution state the state-aware retriever may see.
 
-It has exactly the nine fields of the frozen contract and is built from the typed parts of tool
-results only. There is no parameter through which free text (``ToolResult.message``), gold data, a
-condition name or a rank score/position could enter, and every way of constructing or copying the
-model runs the same guard, which raises ``ContractViolation``.
+It has the nine fields of 0.14's contract, plus those of ``contract.DECLARABLE_FIELDS`` that the
+installed contract declares (a successor's: the typed facts of a gate refusal); an undeclared field is
+neither accepted nor serialized, so 0.14's state JSON is byte for byte what it was. It is built from
+the typed parts of tool results and gate refusals only. There is no parameter through which free
+text (``ToolResult.message``), gold data, a condition name or a rank score/position could enter, and
+every way of constructing or copying the model runs the same guard, which raises
+``ContractViolation``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from schemarouter import safe_json
 from schemarouter.runtime.catalog.model import JsonType
 from schemarouter.runtime.simulator.result import ToolResult
 from schemarouter.runtime.state.contract import (
+    DECLARABLE_FIELDS,
     ERROR_CLASSES,
     EXECUTION_STATUSES,
     JSON_TYPES,
@@ -85,6 +89,20 @@ class ObservableState(BaseModel):
     task_incomplete: bool = Field(
         description="True until the typed outputs the final answer needs have all been observed."
     )
+    # Declarable fields (present in state JSON only when the installed contract declares them).
+    last_attempted_route_id: str | None = Field(
+        default=None,
+        description="Declared only: the registered route ID of the last attempt (executed or blocked); "
+        "null when nothing was attempted or the attempted name matched no route.",
+    )
+    missing_input_semantic_ids: tuple[str, ...] = Field(
+        default=(),
+        description="Declared only: semantic IDs of the required inputs the gate named missing in the "
+        "last attempt's MISSING_INPUT refusal; sorted, unique; empty otherwise.",
+    )
+    attempt_count: int = Field(
+        default=0, description="Declared only: tool attempts so far (executed or blocked)."
+    )
 
     _fields_in_order: ClassVar[tuple[str, ...]] = STATE_FIELDS
 
@@ -103,6 +121,7 @@ class ObservableState(BaseModel):
             last_execution_status="none",
             last_error_class=None,
             task_incomplete=True,
+            **{name: _INITIAL[name] for name in _declared()},
         )
 
     def after_result(self, result: ToolResult) -> ObservableState:
@@ -121,19 +140,27 @@ class ObservableState(BaseModel):
                 raise ContractViolation("an ok result cannot carry an error class", path="error_class")
             data["last_error_class"] = None
             _observe_fields(data, result)
+        _record_attempt(data, result.route_id, ())
         return self._build(**data)
 
-    def after_blocked(self, route_id: str | None, error_class: str) -> ObservableState:
-        """The state after the gate blocked an attempt; the route was not executed and is not recorded.
+    def after_blocked(
+        self, route_id: str | None, error_class: str, missing_semantic_ids: Iterable[str] = ()
+    ) -> ObservableState:
+        """The state after the gate blocked an attempt; the route was not executed and is not recorded
+        as executed.
 
         ``route_id`` is the registered route the call resolved to, or None when the tool name matched no
         route: a name the model made up is model output and never enters the state, not even here.
+        ``missing_semantic_ids``: the catalog's semantic IDs of the required inputs a MISSING_INPUT
+        refusal named; they enter only a contract that declares ``missing_input_semantic_ids``.
         """
         if route_id is not None:
             _check_name(route_id, "route_id")
         data = self._as_data()
         data["last_execution_status"] = "blocked"
         data["last_error_class"] = error_class
+        missing = tuple(missing_semantic_ids) if error_class == "MISSING_INPUT" else ()
+        _record_attempt(data, route_id, missing)
         return self._build(**data)
 
     def with_task_incomplete(self, flag: bool) -> ObservableState:
@@ -154,7 +181,8 @@ class ObservableState(BaseModel):
         except safe_json.JsonTextError as err:
             raise ContractViolation(f"not JSON: {err}") from None
         if isinstance(raw, dict):
-            raw = {**{key: [] for key in LIST_FIELDS if key not in raw}, **raw}
+            lists = (*LIST_FIELDS, *(k for k in _declared() if k == "missing_input_semantic_ids"))
+            raw = {**{key: [] for key in lists if key not in raw}, **raw}
         return cls.model_validate(raw)
 
     # ---- serialization -------------------------------------------------------------------------
@@ -162,6 +190,14 @@ class ObservableState(BaseModel):
     def canonical_json(self) -> str:
         """RFC 8785 canonical JSON: the exact text the state-aware retriever appends to the query."""
         return _canonical_text(self)
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        """The contract's fields only: a declarable field the installed contract does not declare is
+        left out (so 0.14's state JSON and traces keep their bytes)."""
+        data = super().model_dump(**kwargs)
+        for name in _undeclared():
+            data.pop(name, None)
+        return data
 
     # ---- every other way in runs the guard or is closed ------------------------------------------
 
@@ -211,7 +247,7 @@ class ObservableState(BaseModel):
     # ---- helpers -----------------------------------------------------------------------------
 
     def _as_data(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in STATE_FIELDS}
+        return {name: getattr(self, name) for name in (*STATE_FIELDS, *_declared())}
 
     @classmethod
     def _build(cls, **data: Any) -> ObservableState:
@@ -248,6 +284,27 @@ def _identifier_value(value: Any, field_name: str) -> str:
     return value
 
 
+def _declared() -> tuple[str, ...]:
+    guard = installed_guard()
+    return guard.vocabulary.declared_fields if guard is not None else ()
+
+
+def _undeclared() -> tuple[str, ...]:
+    declared = _declared()
+    return tuple(name for name in DECLARABLE_FIELDS if name not in declared)
+
+
+def _record_attempt(data: dict[str, Any], route_id: str | None, missing: tuple[str, ...]) -> None:
+    """The declared facts of one attempt; nothing when the contract declares none (0.14)."""
+    declared = _declared()
+    if "last_attempted_route_id" in declared:
+        data["last_attempted_route_id"] = route_id
+    if "missing_input_semantic_ids" in declared:
+        data["missing_input_semantic_ids"] = missing
+    if "attempt_count" in declared:
+        data["attempt_count"] = data["attempt_count"] + 1
+
+
 # The six list fields, which a state file may leave out (empty), and the initial value of every field.
 LIST_FIELDS: tuple[str, ...] = STATE_FIELDS[:6]
 _INITIAL: dict[str, Any] = {
@@ -255,6 +312,9 @@ _INITIAL: dict[str, Any] = {
     "last_execution_status": "none",
     "last_error_class": None,
     "task_incomplete": True,
+    "last_attempted_route_id": None,
+    "missing_input_semantic_ids": [],
+    "attempt_count": 0,
 }
 
 
@@ -263,12 +323,11 @@ def _guarded(data: Any) -> dict[str, Any]:
     if not isinstance(data, Mapping):
         raise ContractViolation(f"state must be an object, not {type(data).__name__}")
     reject_forbidden(data)
+    fields = (*STATE_FIELDS, *_declared())
     keys = set(data)
-    unknown, missing = sorted(keys - set(STATE_FIELDS)), [k for k in STATE_FIELDS if k not in keys]
+    unknown, missing = sorted(keys - set(fields)), [k for k in fields if k not in keys]
     if unknown:
-        raise ContractViolation(
-            f"unknown state keys {unknown}; the contract allows exactly {list(STATE_FIELDS)}"
-        )
+        raise ContractViolation(f"unknown state keys {unknown}; the contract allows exactly {list(fields)}")
     if missing:
         example = json.dumps({key: _INITIAL[key] for key in missing})
         raise ContractViolation(f"missing state keys {missing}; for example {example}")
@@ -302,6 +361,29 @@ def _guarded(data: Any) -> dict[str, Any]:
     if not isinstance(data["task_incomplete"], bool):
         raise ContractViolation("task_incomplete must be a boolean", path="task_incomplete")
     out.update(last_execution_status=status, last_error_class=error, task_incomplete=data["task_incomplete"])
+    out.update(_guarded_declared(data, _declared()))
+    return out
+
+
+def _guarded_declared(data: Mapping[str, Any], declared: tuple[str, ...]) -> dict[str, Any]:
+    """The declared fields, checked as strictly as the nine: registered-name tokens, no free text,
+    no forbidden item (reject_forbidden ran on the whole object first), a count that is a count."""
+    out: dict[str, Any] = {}
+    if "last_attempted_route_id" in declared:
+        route = data["last_attempted_route_id"]
+        if route is not None:
+            _check_name(route, "last_attempted_route_id")
+        out["last_attempted_route_id"] = route
+    if "missing_input_semantic_ids" in declared:
+        key = "missing_input_semantic_ids"
+        out[key] = tuple(sorted(set(_names(data[key], key))))
+        if out[key] and data["last_error_class"] != "MISSING_INPUT":
+            raise ContractViolation("missing inputs are named only by a MISSING_INPUT refusal", path=key)
+    if "attempt_count" in declared:
+        count = data["attempt_count"]
+        if type(count) is not int or count < 0:
+            raise ContractViolation(f"{count!r} is not a count of attempts", path="attempt_count")
+        out["attempt_count"] = count
     return out
 
 

@@ -35,6 +35,7 @@ class Vocabulary:
     field_names: frozenset[str]
     semantic_ids: frozenset[str]
     units: frozenset[tuple[str, str | None, str | None]]
+    input_semantic_ids: frozenset[str] = frozenset()  # what a MISSING_INPUT refusal can name
 
     @classmethod
     def of(cls, catalog: Catalog) -> Vocabulary:
@@ -44,15 +45,22 @@ class Vocabulary:
             field_names=frozenset(f.name for f in outputs),
             semantic_ids=frozenset(f.semantic_id for f in outputs),
             units=frozenset((f.unit, f.dimension, f.qualifier) for f in outputs if f.unit is not None),
+            input_semantic_ids=frozenset(f.semantic_id for e in catalog.endpoints for f in e.inputs),
         )
 
     def check(self, data: Mapping[str, Any]) -> None:
         """Raise ContractViolation at the first name of ``data`` (state-file order) not registered."""
-        names = (
+        names: tuple[tuple[str, frozenset[str], str], ...] = (
             ("executed_route_ids", self.route_ids, "route ID"),
             ("observed_field_names", self.field_names, "output field name"),
             ("observed_semantic_ids", self.semantic_ids, "semantic ID"),
         )
+        attempted = data.get("last_attempted_route_id")
+        if attempted is not None and attempted not in self.route_ids:
+            raise ContractViolation(
+                f"{attempted!r} is not a registered route ID of the catalog", path="last_attempted_route_id"
+            )
+        names += (("missing_input_semantic_ids", self.input_semantic_ids, "input semantic ID"),)
         for key, registered, what in names:
             for i, name in enumerate(data.get(key, ())):
                 if name not in registered:

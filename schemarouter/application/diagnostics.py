@@ -10,7 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schemarouter.application.compiled import compiled_without_writing
+from schemarouter.application.condition_retrievers import condition_retrievers, retriever_line
 from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
 from schemarouter.runtime.diagnostics.compare import compare_runs
 from schemarouter.runtime.report.compare_text import render_compare
 from schemarouter.runtime.report.console import scope_note
@@ -39,7 +42,15 @@ def read_scored(run_dir: Path) -> dict[str, Any]:
     return report
 
 
-def explain_run(run_dir: Path, *, condition: str | None = None, catalog: int | None = None) -> Explained:
+def explain_run(
+    run_dir: Path,
+    *,
+    condition: str | None = None,
+    catalog: int | None = None,
+    retrievers: dict[str, str] | None = None,
+) -> Explained:
+    """``retrievers``: each condition's retrieval strategy (``condition_retrievers``), printed in the
+    header when given."""
     report = read_scored(run_dir)
     if not report.get("diagnostics"):
         raise SchemaRouterError(
@@ -61,10 +72,24 @@ def explain_run(run_dir: Path, *, condition: str | None = None, catalog: int | N
         + scope_note(report),
         "From the stored traces (report.json diagnostics); ⚑ marks an interval that is not an honest "
         "interval (one task per cell, or undefined resamples).",
-        "",
     ]
+    if retrievers is not None:
+        shown = [c for c in scope["conditions"] if condition is None or c == condition]
+        header.append(retriever_line(retrievers, shown))
+    header.append("")
     tables = diagnostics_tables(report, condition=condition, catalog=catalog)
     return Explained(text="\n".join(header) + "\n" + render_text(tables), report=report)
+
+
+def run_retrievers(project: ProjectPaths, run_dir: Path) -> dict[str, str] | None:
+    """Each condition's retriever for the run's experiment, from the project's current spec; None
+    when the run is not scored or its experiment's spec cannot be read (explain leaves the line out)."""
+    try:
+        experiment = read_scored(run_dir)["experiment_id"]
+        spec = compiled_without_writing(project.with_experiment(str(experiment)))
+    except SchemaRouterError:
+        return None
+    return condition_retrievers(spec)
 
 
 def compare_run_dirs(run_a: Path, run_b: Path) -> tuple[str, dict[str, Any]]:

@@ -8,20 +8,22 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.cli.app import app, project_root
+from schemarouter.cli.app import app, paths, project_root
 
 
 @app.command()
 def explain(
+    ctx: typer.Context,
     run_dir: Annotated[Path, typer.Argument(help="A scored run directory (or sr score --out DIR).")],
     condition: Annotated[str | None, typer.Option(help="Only this condition.")] = None,
     catalog: Annotated[int | None, typer.Option(help="Only this catalog size.")] = None,
 ) -> None:
     """Why the verdict: Recall@5 by transition, stratum and language, the failure taxonomy, refresh
     anatomy and per-task flips, from the stored traces (report.json diagnostics)."""
-    from schemarouter.application.diagnostics import explain_run
+    from schemarouter.application.diagnostics import explain_run, run_retrievers
 
-    typer.echo(explain_run(run_dir, condition=condition, catalog=catalog).text)
+    retrievers = run_retrievers(paths(ctx), run_dir)
+    typer.echo(explain_run(run_dir, condition=condition, catalog=catalog, retrievers=retrievers).text)
 
 
 @app.command()

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from schemarouter.cli.app import ExperimentOpt, app, paths
+from schemarouter.cli.app import ExperimentOpt, app, fail, paths
 
 experiment_app = typer.Typer(help="Create experiments: successors with lineage and declared deviations.")
 lock_app = typer.Typer(help="Maintain freeze locks.")
@@ -67,6 +67,10 @@ def experiment_new(
         f"experiment {new_id}, a draft successor of {parent}. Edit it, then: "
         f"sr deviations --experiment {new_id} --update, write the rationales, sr freeze --experiment {new_id}"
     )
+    from schemarouter.compiler.protocol_values import protocol_value_lines
+
+    for line in protocol_value_lines():
+        typer.echo(line)
 
 
 @app.command("deviations")
@@ -87,11 +91,18 @@ def deviations_command(
     Besides the files' differences: each condition whose canary episodes on the development surface
     behave differently from the parent's (a condition other than the gate's treatment: kind protocol).
 
-    Exit 1 while any rationale is missing or the log lists a difference that no longer exists.
+    Exit 1 while any rationale is missing or the log lists a difference that no longer exists, or
+    while the spec has a value its protocol forbids (the same file:line:col lines as sr validate).
     """
     from schemarouter.application.behaviour import full_deviation_report
+    from schemarouter.compiler import validate_project
+    from schemarouter.compiler.issues import SpecValidationError
 
     project = paths(ctx, experiment)
+    try:
+        validate_project(project)
+    except SpecValidationError as err:
+        raise fail(str(err)) from None
     report = full_deviation_report(project, update=update)
     if report is None:
         typer.echo(f"experiment {project.experiment or '(flat)'} has no parent: no deviations to declare")

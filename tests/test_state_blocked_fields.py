@@ -1,0 +1,131 @@
+"""The three declarable blocked-call fields: typed, observable only where a contract declares them, and
+held to the guard like the nine (tests/cases/hostile/state_blocked.yaml, and every hostile value of
+tests/cases/hostile/state.yaml moved into them). Without a declaration nothing changes (0.14)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hostile_support import load_cases
+
+from schemarouter.runtime.catalog.io import load_catalog_with_digest
+from schemarouter.runtime.state import ContractViolation, ObservableState
+from schemarouter.runtime.state.contract import DECLARABLE_FIELDS, STATE_FIELDS
+from schemarouter.runtime.state.guard import install_guard, installed_guard
+from schemarouter.runtime.state.state_file import Vocabulary
+
+REPO = Path(__file__).resolve().parents[1]
+ROUTE = "calendar.events.attendees.add.v2"
+BLOCKED_CASES = load_cases("state_blocked")
+
+
+@pytest.fixture
+def declared() -> Iterator[None]:
+    """The installed contract, plus the three declarable fields (as a successor's would declare them)."""
+    before = installed_guard()
+    assert before is not None
+    install_guard(dataclasses.replace(before.vocabulary, declared_fields=DECLARABLE_FIELDS))
+    yield
+    install_guard(before.vocabulary)
+
+
+def _blocked(**fields: Any) -> dict[str, Any]:
+    base = json.loads(ObservableState.initial().canonical_json())
+    base.update(
+        last_execution_status="blocked",
+        last_error_class="MISSING_INPUT",
+        last_attempted_route_id=ROUTE,
+        missing_input_semantic_ids=["calendar.event_id"],
+        attempt_count=1,
+    )
+    base.update(fields)
+    return base
+
+
+@pytest.fixture(scope="module")
+def vocabulary() -> Vocabulary:
+    catalog, _ = load_catalog_with_digest(REPO / "catalogs" / "0.14", 100)
+    return Vocabulary.of(catalog)
+
+
+def test_undeclared_the_state_is_0_14s() -> None:
+    state = ObservableState.initial().after_blocked(ROUTE, "MISSING_INPUT", ["calendar.event_id"])
+    assert tuple(json.loads(state.canonical_json())) == tuple(sorted(STATE_FIELDS))
+    with pytest.raises(ContractViolation, match="unknown state keys"):
+        ObservableState.model_validate({**state.model_dump(mode="json"), "attempt_count": 1})
+
+
+def test_declared_a_refusal_is_observable(declared: None) -> None:
+    state = ObservableState.initial()
+    assert state.attempt_count == 0 and state.last_attempted_route_id is None
+    state = state.after_blocked(ROUTE, "MISSING_INPUT", ["person.email", "calendar.event_id"])
+    data = json.loads(state.canonical_json())
+    assert data["last_attempted_route_id"] == ROUTE
+    assert data["missing_input_semantic_ids"] == ["calendar.event_id", "person.email"]
+    assert data["attempt_count"] == 1
+    state = state.after_blocked(None, "UNEXPOSED", ["calendar.event_id"])  # a made-up name: no route
+    data = json.loads(state.canonical_json())
+    assert data["last_attempted_route_id"] is None and data["missing_input_semantic_ids"] == []
+    assert data["attempt_count"] == 2 and data["executed_route_ids"] == []
+
+
+def test_at_least_twenty_cases_aimed_at_the_new_fields() -> None:
+    assert len([c for c in BLOCKED_CASES if "violation" in c]) >= 20
+
+
+@pytest.mark.parametrize("case", BLOCKED_CASES, ids=[c["id"] for c in BLOCKED_CASES])
+def test_blocked_field_case(case: dict[str, Any], declared: None, vocabulary: Vocabulary) -> None:
+    data = _blocked(**case["fields"])
+    if "violation" not in case:
+        ObservableState.model_validate(data)
+        vocabulary.check(data)
+        return
+    with pytest.raises(ContractViolation) as caught:
+        ObservableState.model_validate(data)
+        if case.get("catalog"):
+            vocabulary.check(data)
+    assert case["violation"] in str(caught.value)
+
+
+def _hostile_names() -> list[tuple[str, str]]:
+    """Each string value of a refused state.yaml case, with the case's id."""
+    found = []
+    for case in load_cases("state"):
+        if "line" not in case or "state" not in case or "repeat" in case:
+            continue
+        try:
+            data = json.loads(case["state"])
+        except ValueError:
+            continue
+        if not isinstance(data, dict):
+            continue
+        for key in STATE_FIELDS[:3]:
+            for value in data.get(key, []) if isinstance(data.get(key), list) else []:
+                if isinstance(value, str):
+                    found.append((case["id"], value))
+    return found
+
+
+HOSTILE = _hostile_names()
+
+
+def test_the_state_cases_yield_hostile_names() -> None:
+    assert len(HOSTILE) >= 8
+
+
+@pytest.mark.parametrize(("case_id", "value"), HOSTILE, ids=[c for c, _ in HOSTILE])
+def test_state_cases_against_the_new_fields(
+    case_id: str, value: str, declared: None, vocabulary: Vocabulary
+) -> None:
+    """What state.yaml refuses in a list field is refused in each new field too (by the guard, or
+    for an unregistered name by the catalog check, as for executed_route_ids)."""
+    for fields in ({"last_attempted_route_id": value}, {"missing_input_semantic_ids": [value]}):
+        data = _blocked(**fields)
+        with pytest.raises(ContractViolation):
+            ObservableState.model_validate(data)
+            vocabulary.check(data)
