@@ -59,15 +59,22 @@ def components_of(compiled: CompiledSpec) -> list[Component]:
     from schemarouter.application.canaries import AGENT
     from schemarouter.runtime.agents.registry import registered_agent
     from schemarouter.runtime.engine.metrics import metrics_named
-    from schemarouter.runtime.exposure.registry import POLICY_KINDS
+    from schemarouter.runtime.exposure.registry import get_policy
     from schemarouter.runtime.retrieval import RetrieverSpec
     from schemarouter.runtime.retrieval.strategy import get_strategy, strategy_of
     from schemarouter.runtime.scoring.statistics import registered_statistics
 
     code, params = strategy_of(RetrieverSpec.from_compiled(compiled))
     out = [Component("retrieval strategy", code, get_strategy(code).factory.__module__, dict(params))]
+    for condition in compiled.conditions:  # a condition's own retriever (issue #25), in spec order
+        own = condition.retriever
+        if own is not None and condition.retrieval_query != "none":
+            module = get_strategy(own.code).factory.__module__
+            out.append(
+                Component("retrieval strategy", f"{own.code} for {condition.id}", module, dict(own.params))
+            )
     for kind in sorted({c.policy for c in compiled.conditions}):
-        out.append(Component("exposure policy", kind, POLICY_KINDS[kind].__module__))
+        out.append(Component("exposure policy", kind, get_policy(kind).factory.__module__))
     agent = registered_agent(AGENT).factory
     out += [
         Component("agent", AGENT, getattr(agent, "__module__", "schemarouter.runtime.agents.reference")),
@@ -242,7 +249,7 @@ def check_code(
         return check
     for pin in record.components:
         current = now.get(pin.label)
-        if current is None or current.module != pin.module or current.params != pin.params:
+        if current is None or current.params != pin.params:
             check.problems.append(
                 f"{pin.label}: now {'not used' if current is None else 'implemented by ' + current.module}"
                 f" with params {None if current is None else current.params}; pinned: {pin.module}"
@@ -253,6 +260,11 @@ def check_code(
         noun = cn.ITEM_NOUN.get(pin.kind, "canary items")
         if differ:
             check.problems.append(f"{pin.label}: {differ} of {len(pin.canary)} {noun} differ")
+        elif current.module != pin.module:  # moved (a refactor): its behaviour is what counts
+            check.notes.append(
+                f"{pin.label}: implementation moved from {pin.module} to {current.module}; "
+                f"all {len(pin.canary)} {noun} unchanged"
+            )
         elif pin in changed:
             check.notes.append(
                 f"{pin.label}: implementation digest changed ({pin.implementation} -> "
