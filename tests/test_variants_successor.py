@@ -143,3 +143,38 @@ def test_a_forbidden_variant_is_refused_by_validate_with_its_line(tmp_path: Path
 def _input(call: dict[str, Any]) -> str:
     """A refresh's input as the cursor compares it: the text without the attempt counter."""
     return re.sub(r'"attempt_count":[0-9]+,?', "", call["text"])
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "refused"),
+    [
+        (
+            "k_per_refresh: 5",
+            "k_per_refresh: 8",
+            "refresh.k_per_refresh: 8 is greater than 5 (the protocol allows at most 5 capabilities "
+            "per refresh)",
+        ),
+        (
+            "mode: replace",
+            "mode: cumulative",
+            "refresh.mode: refresh mode cumulative is not a variant the protocol allows SR-5-STATE-AWARE",
+        ),
+    ],
+)
+def test_the_issues_forbidden_values_are_refused_before_sr_run(
+    tmp_path: Path, old: str, new: str, refused: str
+) -> None:
+    """Issue #25's two examples: accepted by sr deviations and refused only at sr run before; now both
+    sr validate and sr deviations give the file:line:col line."""
+    root = experiments_copy(tmp_path, "0.15")
+    shutil.copytree(REPO / "spec" / "0.14", root / "spec" / "0.14")
+    shutil.copytree(REPO / "catalogs" / "0.14", root / "catalogs" / "0.14")
+    conditions = root / "spec" / "0.15" / "conditions.yaml"
+    text = conditions.read_text(encoding="utf-8")
+    at = text.index(old, text.index("id: SR-5-STATE-AWARE"))
+    conditions.write_text(text[:at] + new + text[at + len(old) :], encoding="utf-8")
+    for command in ("validate", "deviations"):
+        result = _sr(root, command, "-e", "0.15")
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        line = next(x for x in result.output.splitlines() if refused in x)
+        assert line.startswith("spec/0.15/conditions.yaml:") and line.split(": ", 1)[0].count(":") == 2
