@@ -194,11 +194,12 @@ def make_successor(
 
 
 def _declare_deviations(root: Path, experiment: str) -> None:
-    from schemarouter.compiler.deviations import update_log, write_log
+    from schemarouter.application.behaviour import full_deviation_report
+    from schemarouter.compiler.deviations import write_log
     from schemarouter.project import ProjectPaths
 
     paths = ProjectPaths.at(root).with_experiment(experiment)
-    update_log(paths)
+    full_deviation_report(paths, update=True)  # the files' differences and the behavioural ones
     log = _yaml(paths.spec_dir / "deviations.yaml")
     entries = [
         {

@@ -61,7 +61,16 @@ def frozen_successor(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ):
         shutil.copytree(REPO / rel, root / rel, ignore=shutil.ignore_patterns(".*", "freeze.lock"))
     shutil.copyfile(REPO / "spec/0.14/freeze.lock", root / "spec/0.14/freeze.lock")
-    code, output = sr(root, "freeze", "--experiment", "0.15", "--reason", "test: typed_state frozen")
+    code, output = sr(
+        root,
+        "freeze",
+        "--experiment",
+        "0.15",
+        "--reason",
+        "test: typed_state frozen",
+        "--accept-infeasible",
+        "test: G2 is unreachable under this protocol (sr preflight)",
+    )
     assert code == 0, output
     assert "pinned the code of" in output
     return root

@@ -100,9 +100,19 @@ def test_pilot_then_confirm_then_freeze_prints_and_freezes_both_and_leaves_0_14_
     listed = _sr(project, "experiments")
     assert "pilots recorded while a draft (runs per surface): confirmation 1, file 1" in listed.output
 
-    freeze = _sr(project, "freeze", "--experiment", DRAFT, "--reason", "confirmed once")
+    freeze = _sr(
+        project,
+        "freeze",
+        "--experiment",
+        DRAFT,
+        "--reason",
+        "confirmed once",
+        "--accept-infeasible",
+        "test: G2 is unreachable under this protocol (sr preflight)",
+    )
     assert freeze.exit_code == 0, freeze.output
-    assert "pilots recorded before this freeze: 2 (confirmation 1, file 1)" in freeze.output
+    # The freeze's own preflight is a dev pilot of the draft, on the record like every other.
+    assert "pilots recorded before this freeze: 3 (confirmation 1, dev 1, file 1)" in freeze.output
     assert f"run {first['run_id']}: {first['verdict']}" in freeze.output
     assert f"#1 {confirmation['recorded_at']}" in freeze.output
     assert confirmation["generation"] in freeze.output
@@ -196,7 +206,16 @@ def test_a_hand_edited_pilots_yaml_fails_verify_and_freeze(project, tmp_path):
     assert verify.exit_code == 1
     edited = "spec/0.15/pilots.yaml: entry 1: sha256 does not match its content (edited by hand)"
     assert edited in verify.output
-    freeze = _sr(project, "freeze", "--experiment", DRAFT, "--reason", "x")
+    freeze = _sr(
+        project,
+        "freeze",
+        "--experiment",
+        DRAFT,
+        "--reason",
+        "x",
+        "--accept-infeasible",
+        "test: G2 is unreachable under this protocol (sr preflight)",
+    )
     assert freeze.exit_code == 1 and "nothing was frozen" in freeze.output
     assert not (project / "spec" / DRAFT / "freeze.lock").exists()
 

@@ -220,6 +220,12 @@ WRITERS = (
         "directory",
     ),
     Writer(
+        "confirm",
+        "--run-dir",
+        ("confirm", "-e", "0.15", "--surface-file", "{project}/surface.jsonl", "--run-dir", "{target}"),
+        "directory",
+    ),
+    Writer(
         "surface generate",
         "--out",
         ("surface", "generate", "--intents", f"{{project}}/{_INTENTS}", "--seed", "1", "--out", "{target}"),

@@ -53,13 +53,16 @@ def behavioural_differences(paths: ProjectPaths) -> list[Difference]:
     parent = paths.with_experiment(lineage.parent)
     old, _ = _episodes(parent)
     new, treatment = _episodes(paths)
-    if set(old) != set(new):
+    if {k.split("/")[0] for k in old} != {k.split("/")[0] for k in new}:
         raise SchemaRouterError(
-            f"experiment {paths.experiment}: its canary episodes are not its parent's "
-            "(the development surfaces or the conditions differ); behaviour cannot be compared"
+            f"experiment {paths.experiment}: its canary tasks are not its parent's "
+            "(the development surfaces differ); behaviour cannot be compared"
         )
+    # A condition only one of the two has is a textual deviation of conditions.yaml already (added or
+    # removed); behaviour is compared for the conditions both run.
+    common = set(old) & set(new)
     moved: dict[str, list[str]] = {}
-    for key in sorted(new):
+    for key in sorted(common):
         condition = new[key]["condition"]
         moved.setdefault(condition, [])
         if item_hash(_behaviour(old[key])) != item_hash(_behaviour(new[key])):
@@ -68,7 +71,7 @@ def behavioural_differences(paths: ProjectPaths) -> list[Difference]:
     for condition, keys in moved.items():
         if not keys:
             continue
-        total = sum(1 for t in new.values() if t["condition"] == condition)
+        total = sum(1 for k in common if new[k]["condition"] == condition)
         kind = "spec" if condition == treatment else "protocol"
         role = "the treatment" if condition == treatment else "not the treatment"
         out.append(

@@ -177,7 +177,10 @@ def confirm_draft(
 ) -> tuple[RunOutcome, CheckedSurface]:
     """Check the surface, run the draft on it in its full scope, append to confirmation.yaml."""
     from schemarouter.compiler.run_records import record_problems
+    from schemarouter.output_guard import output_guard
 
+    if request.run_dir is not None:  # a named run directory is refused before anything is read
+        output_guard(paths.root).directory(request.run_dir, option="--run-dir")
     if paths.lock_file.exists():
         raise SchemaRouterError(
             f"{paths.lock_display}: experiment {paths.experiment} is frozen; a confirmation runs before "

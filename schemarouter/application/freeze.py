@@ -40,7 +40,11 @@ def freeze_experiment(
     """Preflight, then freeze; ``show`` receives the preflight's table before the freeze is decided."""
     from schemarouter.application.preflight_text import preflight_lines
     from schemarouter.compiler import freeze_project, validate_project
+    from schemarouter.compiler.run_records import record_problems
 
+    broken = record_problems(paths)  # a hand-edited pilots.yaml or confirmation.yaml: before any pilot
+    if broken:
+        raise SchemaRouterError(f"{broken[0]}; nothing was frozen")
     accept = (request.accept_infeasible or "").strip() or None
     if request.accept_infeasible is not None and accept is None:
         raise SchemaRouterError('--accept-infeasible needs a reason: --accept-infeasible "<why>"')
