@@ -220,3 +220,23 @@ def test_surface_generate_needs_its_inputs(missing):
         *missing,
     )
     assert result.exit_code == 1 and "--intents FILE --seed N --out DIR" in result.output
+
+
+def test_every_experiment_whose_lock_pins_code_has_its_dev_surface_committed() -> None:
+    """sr verify reruns a pinned experiment's canaries on its dev surface; without one it can only note
+    that behaviour went unchecked, so the repository must never lose it."""
+    import json
+    import subprocess
+
+    tracked = set(
+        subprocess.run(["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True).stdout.split()
+    )
+    pinned = [
+        lock.parent.name
+        for lock in sorted((ROOT / "spec").glob("*/freeze.lock"))
+        if json.loads(lock.read_text(encoding="utf-8")).get("code")
+    ]
+    assert "0.14" in pinned
+    for experiment in pinned:
+        assert f"catalogs/_surfaces/dev/{experiment}/surface.jsonl" in tracked, experiment
+    assert "spec/_surfaces/dev/surface.yaml" in tracked
