@@ -40,7 +40,8 @@ def test_the_committed_log_declares_them(tmp_path: Path) -> None:
     assert "behaviour: condition SR-PROGRESSIVE-STATIC (not the treatment)" in protocol
 
 
-def test_update_removes_entries_that_no_longer_exist(tmp_path: Path) -> None:
+def _two_experiments(tmp_path: Path) -> Path:
+    """A project copy with 0.14 as recorded, the 0.15 draft and the development surfaces."""
     root = tmp_path / "project"
     root.mkdir()
     shutil.copyfile(REPO / "schemarouter.yaml", root / "schemarouter.yaml")
@@ -53,6 +54,11 @@ def test_update_removes_entries_that_no_longer_exist(tmp_path: Path) -> None:
         "catalogs/_surfaces",
     ):
         shutil.copytree(REPO / rel, root / rel, ignore=shutil.ignore_patterns(".*"))
+    return root
+
+
+def test_update_removes_entries_that_no_longer_exist(tmp_path: Path) -> None:
+    root = _two_experiments(tmp_path)
     log = root / "spec/0.15/deviations.yaml"
     data = yaml.safe_load(log.read_text(encoding="utf-8"))
     gone = [
@@ -79,18 +85,7 @@ def test_update_removes_entries_that_no_longer_exist(tmp_path: Path) -> None:
 
 
 def test_freeze_refuses_an_undeclared_behavioural_deviation_and_writes_nothing(tmp_path: Path) -> None:
-    root = tmp_path / "project"
-    root.mkdir()
-    shutil.copyfile(REPO / "schemarouter.yaml", root / "schemarouter.yaml")
-    for rel in (
-        "spec/0.14",
-        "spec/0.15",
-        "spec/_surfaces",
-        "catalogs/0.14",
-        "catalogs/0.15",
-        "catalogs/_surfaces",
-    ):
-        shutil.copytree(REPO / rel, root / rel, ignore=shutil.ignore_patterns(".*"))
+    root = _two_experiments(tmp_path)
     log = root / "spec/0.15/deviations.yaml"
     data = yaml.safe_load(log.read_text(encoding="utf-8"))
     for entry in data["deviations"]:
