@@ -125,3 +125,29 @@ def test_free_text_of_a_result_cannot_reach_the_ranking() -> None:
     a = StateAwareRetriever(_typed()).rank("weather", _geocoded(), 5)
     assert "free text" not in a.text
     assert a.route_ids == _typed().rank_with_state("weather", _geocoded().canonical_json(), 5).route_ids
+
+
+def _refused(missing: list[str]) -> str:
+    """A canonical-shaped state after a MISSING_INPUT refusal that a contract made observable."""
+    blocked = json.loads(
+        ObservableState.initial().after_blocked("weather.forecast.daily.v1", "MISSING_INPUT").canonical_json()
+    )
+    return json.dumps({**blocked, "missing_input_semantic_ids": missing}, sort_keys=True)
+
+
+def test_producers_of_a_missing_input_are_promoted_and_the_page_kept() -> None:
+    query = "daily forecast for a place"
+    promoting = _typed(**{**KEEP_ALL, "after_blocked": "next_page", "missing_inputs": "promote_producers"})
+    top = promoting.rank_with_state(query, _refused(["geo.place_id"]), 5).route_ids
+    producers = [e.route_id for e in ENDPOINTS if any(f.semantic_id == "geo.place_id" for f in e.outputs)]
+    assert producers and top[: len(producers)] == tuple(sorted(producers, key=top.index))
+    # Nothing named, or the option off: exactly the 0.15 behaviour (the next page after a block).
+    off = _typed(**{**KEEP_ALL, "after_blocked": "next_page"})
+    assert promoting.rank_with_state(query, _refused([]), 5) == off.rank_with_state(query, _refused([]), 5)
+    assert off.rank_with_state(query, _refused(["geo.place_id"]), 5) == off.rank_with_state(
+        query, _refused([]), 5
+    )
+    # An ID that no route produces promotes nothing.
+    assert promoting.rank_with_state(query, _refused(["no.such_id"]), 5) == off.rank_with_state(
+        query, _refused(["no.such_id"]), 5
+    )

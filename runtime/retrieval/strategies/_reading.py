@@ -13,7 +13,12 @@ description names) decides how candidates are reordered:
    keeps its place, so it can be retried;
 3. ``deprecated`` / ``beta``: routes so documented go behind the rest (also for the query alone);
 4. after a blocked attempt (``after_blocked: next_page``): the slots the same ranking filled last
-   time are skipped, since a blocked call makes nothing new observable.
+   time are skipped, since a blocked call makes nothing new observable;
+5. after a ``MISSING_INPUT`` refusal that a contract's ``missing_input_semantic_ids`` makes
+   observable (``missing_inputs: promote_producers``): the routes whose documented outputs include a
+   missing semantic ID go first (ranked ones by rank, then the rest by route ID), and the page is not
+   skipped, since the refusal did make something observable. A contract without the field never
+   names a missing input, so this option then changes nothing.
 """
 
 from __future__ import annotations
@@ -53,6 +58,11 @@ class ReadingParams(BaseModel):
         "documenting it as their own error rank first.",
     )
     candidates: int = Field(default=40, ge=1, description="How deep a ranking is read before reordering.")
+    missing_inputs: Literal["off", "promote_producers"] = Field(
+        default="off",
+        description="promote_producers: after a MISSING_INPUT refusal naming missing semantic IDs (a "
+        "contract's missing_input_semantic_ids), routes documented as producing one rank first.",
+    )
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,7 @@ class TypedState:
     field_names: tuple[str, ...]
     status: str
     error_class: str | None
+    missing_inputs: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, state_text: str) -> TypedState | None:
@@ -103,6 +114,7 @@ class TypedState:
             field_names=strings("observed_field_names"),
             status=status if isinstance(status, str) else "none",
             error_class=error if isinstance(error, str) else None,
+            missing_inputs=strings("missing_input_semantic_ids"),
         )
 
 
@@ -131,6 +143,11 @@ class Docs:
             )
             for e in endpoints
         }
+        producing: dict[str, list[str]] = {}
+        for e in endpoints:
+            for semantic_id in sorted({f.semantic_id for f in e.outputs}):
+                producing.setdefault(semantic_id, []).append(e.route_id)
+        self._producers = {sid: tuple(sorted(routes)) for sid, routes in producing.items()}
         mentions: dict[str, list[str]] = {}
         for e in endpoints:
             for word in sorted(set(_ERROR_WORD.findall(e.description)) - set(e.errors)):
@@ -143,6 +160,10 @@ class Docs:
     def handlers(self, error_class: str) -> tuple[str, ...]:
         """Routes whose description names ``error_class`` though they do not raise it."""
         return self._handlers.get(error_class, ())
+
+    def producers(self, semantic_ids: tuple[str, ...]) -> tuple[str, ...]:
+        """Routes whose documented outputs include one of ``semantic_ids``, by route ID."""
+        return tuple(sorted({r for sid in semantic_ids for r in self._producers.get(sid, ())}))
 
 
 class TypedReading:
@@ -157,8 +178,16 @@ class TypedReading:
         """Whether the query alone is reordered (by the deprecated flag or the version)."""
         return self.params.deprecated == "demote" or self.params.beta == "demote"
 
+    def producers(self, state: TypedState) -> tuple[str, ...]:
+        """The routes to promote for the missing inputs the last refusal named (option 5)."""
+        if self.params.missing_inputs != "promote_producers" or not state.missing_inputs:
+            return ()
+        return self.docs.producers(state.missing_inputs)
+
     def skip(self, state: TypedState, depth: int) -> int:
-        return depth if (self.params.after_blocked == "next_page" and state.status == "blocked") else 0
+        if self.params.after_blocked != "next_page" or state.status != "blocked" or self.producers(state):
+            return 0
+        return depth
 
     def limit(self, state: TypedState, depth: int) -> int:
         """How many candidates to read for a final ``depth``."""
@@ -168,6 +197,9 @@ class TypedReading:
         """The final top ``depth``: handlers promoted, documented demotions, the blocked page skipped."""
         if self.params.error_handlers == "promote" and state.status == "error" and state.error_class:
             ranking = _promote(ranking, self.docs.handlers(state.error_class))
+        producers = self.producers(state)
+        if producers:
+            ranking = _promote(ranking, producers)
         ordered = self._reorder(ranking, state)
         skip = self.skip(state, depth)
         if skip and len(ordered.route_ids) > skip:
