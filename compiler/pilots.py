@@ -19,7 +19,7 @@ design any more, which is what the log exists to show.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from schemarouter.compiler.chained_log import ChainedLog, append_entry, read_entries
@@ -68,11 +68,16 @@ def record_pilot(
     scope: dict[str, Any],
     verdict: str,
     now: datetime,
+    run_created_at: datetime | None = None,
 ) -> bool:
-    """Append one entry, unless the run's last entry already holds this verdict. Returns whether added."""
+    """Append one entry, unless this run directory's last entry already holds this verdict (a resumed run).
+
+    ``run_created_at``: when the run directory was created (its manifest). An entry recorded before that
+    belongs to an earlier directory of the same name, since deleted: a run started afresh under a reused
+    run id is another pilot and is recorded."""
     entries = read_pilots(paths)
     last = next((e for e in reversed(entries) if e.get("run_id") == run_id), None)
-    if last is not None and last.get("verdict") == verdict:
+    if last is not None and last.get("verdict") == verdict and _same_directory(last, run_created_at):
         return False
     append_entry(
         paths,
@@ -87,6 +92,13 @@ def record_pilot(
         },
     )
     return True
+
+
+def _same_directory(entry: dict[str, Any], run_created_at: datetime | None) -> bool:
+    if run_created_at is None:
+        return True
+    created = run_created_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return str(entry.get("recorded_at", "")) >= created
 
 
 def pilot_counts(entries: list[dict[str, Any]]) -> dict[str, int]:

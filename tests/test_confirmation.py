@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -282,3 +283,33 @@ def test_compare_across_surfaces_prints_the_unpaired_contrast_table(project, tmp
     assert data["bootstrap"]["seed_a"] != data["bootstrap"]["seed_b"]
     again = _sr(project, "compare", str(runs / "dev-pilot"), str(runs / "other"))
     assert again.output == compared.output  # named seeds: the same table every time
+
+
+def test_a_fresh_run_under_a_reused_directory_name_is_its_own_pilot_and_a_resume_is_not(project, tmp_path):
+    run_dir = tmp_path / "pilot-run"
+    args = (
+        "run", "--experiment", DRAFT, "--surface", "dev", "--conditions", "ORACLE", "--catalogs", "100",
+        "--tasks", "S1", "--workers", "1", "--no-plots", "--run-dir", str(run_dir),
+    )  # fmt: skip
+    assert _sr(project, *args).exit_code == 0
+    shutil.rmtree(run_dir)
+    time.sleep(1.1)  # the log's times have one-second resolution; a new directory is created after the entry
+    again = _sr(project, *args)
+    assert again.exit_code == 0, again.output
+    assert "draft: recorded in" in again.output
+    resumed = _sr(
+        project,
+        "run",
+        "--experiment",
+        DRAFT,
+        "--run-dir",
+        str(run_dir),
+        "--resume",
+        "--workers",
+        "1",
+        "--no-plots",
+    )
+    assert resumed.exit_code == 0, resumed.output
+    pilots = _entries(project, "pilots.yaml", "pilots")
+    assert [p["run_id"] for p in pilots] == ["pilot-run", "pilot-run"]
+    assert pilots[1]["previous_sha256"] == pilots[0]["sha256"]

@@ -86,6 +86,7 @@ def record_session(
         scope=_scope(compiled, manifest),
         verdict=verdict,
         now=now_utc(),
+        run_created_at=manifest.created_at,
     )
     if added:
         console.print(
