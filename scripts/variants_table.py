@@ -52,24 +52,36 @@ def _copy(tmp: Path) -> Path:
     return root
 
 
-def run_variant(options: dict[str, Any], workers: int) -> dict[str, Any]:
+STATIC_ARMS = ("SR-5-STATIC", "SR-10-STATIC", "SR-PROGRESSIVE-STATIC")
+# The static arms of the same successor: the comparator pinned to another strategy than the
+# experiment's (typed_state), or left on it.
+PINNINGS: dict[str, dict[str, Any]] = {
+    "SR-PROGRESSIVE-STATIC pinned to text_concat": {"comparator_strategy": "text_concat"},
+    "every arm on the experiment's typed_state": {"comparator_strategy": None},
+}
+
+
+def run_variant(
+    options: dict[str, Any], workers: int, conditions: tuple[str, ...] = (CONDITION,)
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="sr-variant-") as tmp:
         root = _copy(Path(tmp))
         variants_successor.make_successor(root, **options)
         command = [
             str(REPO / ".venv" / "bin" / "sr"), "--project-dir", str(root), "run", "-e", "0.15",
-            "--surface", "dev", "--draft", "--conditions", CONDITION, "--workers", str(workers),
+            "--surface", "dev", "--draft", "--conditions", ",".join(conditions), "--workers", str(workers),
             "--no-plots", "--run-dir", str(root / "runs" / "variant"),
         ]  # fmt: skip
         subprocess.run(command, check=True, capture_output=True, text=True)
         return json.loads((root / "runs" / "variant" / "report.json").read_text(encoding="utf-8"))
 
 
-def _row(name: str, report: dict[str, Any], catalog: str) -> str:
-    metrics = report["metrics"][CONDITION][catalog]
-    after = report["diagnostics"]["recall_by_transition"]["by_condition"][CONDITION][catalog]["after"]
+def _row(name: str, report: dict[str, Any], catalog: str, condition: str = CONDITION) -> str:
+    metrics = report["metrics"][condition][catalog]
+    by_condition = report["diagnostics"]["recall_by_transition"]["by_condition"]
+    after = by_condition[condition][catalog]["after"] if condition in by_condition else {}  # SR-10: no metric
     recall = [
-        f"{after[k]['point']:.3f} ({after[k]['numerator']}/{after[k]['denominator']})"
+        f"{after[k]['point']:.3f} ({after[k]['numerator']}/{after[k]['denominator']})" if k in after else "—"
         for k in ("ok", "error", "blocked")
     ]
     return (
@@ -81,7 +93,17 @@ def _row(name: str, report: dict[str, Any], catalog: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--static", action="store_true", help="the static arms under each comparator pinning")
     args = parser.parse_args()
+    if args.static:
+        print("| catalog | arm | R@5 after ok | R@5 after error | R@5 after blocked | task pass | schema tokens |")
+        print("| --- | --- | --- | --- | --- | --- | --- |")
+        static = {n: run_variant(o, args.workers, STATIC_ARMS) for n, o in PINNINGS.items()}
+        for catalog in ("100", "250", "500"):
+            for pinning, report in static.items():
+                for arm in STATIC_ARMS:
+                    print(_row(f"{arm} ({pinning})", report, catalog, arm))
+        return
     reports = {name: run_variant(options, args.workers) for name, options in VARIANTS.items()}
     columns = ["catalog", "variant", "R@5 after ok", "R@5 after error", "R@5 after blocked", "task pass"]
     print("| " + " | ".join([*columns, "schema tokens"]) + " |")
