@@ -129,3 +129,20 @@ def test_state_cases_against_the_new_fields(
         with pytest.raises(ContractViolation):
             ObservableState.model_validate(data)
             vocabulary.check(data)
+
+
+def test_one_state_has_each_contracts_text_in_one_process() -> None:
+    """An equal state under two contracts in one process (as a freeze runs the parent's canaries, then
+    the successor's) gets each contract's own text: the canonical-text memo is keyed by the contract."""
+    before = installed_guard()
+    assert before is not None
+    state = ObservableState.initial().with_task_incomplete(False)
+    parent_text = state.canonical_json()
+    install_guard(dataclasses.replace(before.vocabulary, declared_fields=("missing_input_semantic_ids",)))
+    try:
+        successor = ObservableState.initial().with_task_incomplete(False)
+        assert successor == state  # equal models: the memo must not hand back the parent's text
+        assert json.loads(successor.canonical_json())["missing_input_semantic_ids"] == []
+    finally:
+        install_guard(before.vocabulary)
+    assert state.canonical_json() == parent_text

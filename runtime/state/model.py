@@ -254,9 +254,15 @@ class ObservableState(BaseModel):
         return cls.model_validate(data)
 
 
-@lru_cache(maxsize=4096)
 def _canonical_text(state: ObservableState) -> str:
-    # Keyed by the (frozen, hashable) state itself: equal states have equal canonical text.
+    return _canonical_text_under(_declared(), state)
+
+
+@lru_cache(maxsize=4096)
+def _canonical_text_under(declared: tuple[str, ...], state: ObservableState) -> str:
+    # Keyed by the installed contract's declared fields and the (frozen, hashable) state: equal states
+    # have equal text under one contract, but not across contracts (a state with an empty declared
+    # field equals one of a contract without it, and must not reuse that contract's text).
     return canonical_json(state.model_dump(mode="json"))
 
 
