@@ -5,6 +5,7 @@ Pilots are never recorded there. Every project here is a temporary copy."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,9 @@ def test_a_draft_evaluation_run_is_recorded_frozen_and_reported(tmp_path):
     scored = _sr(root, "run", *SMALL)
     assert scored.exit_code == 0, scored.output
     assert "Evaluation outcomes seen before freeze: 1 run(s)" in scored.output
-    newest = _runs(root)[-1]
+    # The run the command names: the freeze's own preflight pilot also made a run directory, and two
+    # made in the same second sort by their hash, not by time.
+    newest = Path(re.search(r"report: (\S+?)/report\.md", scored.output.replace("\n", "")).group(1))
     report_md = (newest / "report.md").read_text()
     assert "Evaluation outcomes seen before freeze: 1 run(s)" in report_md and run.name in report_md
     assert json.loads((newest / "report.json").read_text())["evaluation_outcomes_seen_before_freeze"] == [
