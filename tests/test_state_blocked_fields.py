@@ -11,25 +11,48 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hostile_support import load_cases
 
 from schemarouter.runtime.catalog.io import load_catalog_with_digest
 from schemarouter.runtime.state import ContractViolation, ObservableState
-from schemarouter.runtime.state.contract import DECLARABLE_FIELDS, STATE_FIELDS
+from schemarouter.runtime.state.declaration import FieldDeclaration, declarations
 from schemarouter.runtime.state.guard import install_guard, installed_guard
 from schemarouter.runtime.state.state_file import Vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
 ROUTE = "calendar.events.attendees.add.v2"
 BLOCKED_CASES = load_cases("state_blocked")
+# The three blocked-call fields as a successor's contract declares them (scripts/variants_successor.py).
+BLOCKED_FIELDS: tuple[FieldDeclaration, ...] = declarations(
+    {
+        "allowed": [
+            {"name": "last_attempted_route_id", "type": {"kind": "optional", "items": "route_id"}},
+            {"name": "missing_input_semantic_ids", "type": {"kind": "set", "items": "semantic_id"}},
+            {"name": "attempt_count", "type": {"kind": "count"}},
+        ]
+    }
+)
+STATE_FIELDS = tuple(
+    a["name"]
+    for a in yaml.safe_load((REPO / "spec" / "0.14" / "state_contract.yaml").read_text(encoding="utf-8"))[
+        "allowed"
+    ]
+)
+
+
+def _with_fields(*fields: FieldDeclaration) -> Any:
+    before = installed_guard()
+    assert before is not None
+    return dataclasses.replace(before.vocabulary, fields=(*before.vocabulary.fields, *fields))
 
 
 @pytest.fixture
 def declared() -> Iterator[None]:
-    """The installed contract, plus the three declarable fields (as a successor's would declare them)."""
+    """The installed contract, plus the three blocked-call fields (as a successor's would declare them)."""
     before = installed_guard()
     assert before is not None
-    install_guard(dataclasses.replace(before.vocabulary, declared_fields=DECLARABLE_FIELDS))
+    install_guard(_with_fields(*BLOCKED_FIELDS))
     yield
     install_guard(before.vocabulary)
 
@@ -138,10 +161,11 @@ def test_one_state_has_each_contracts_text_in_one_process() -> None:
     assert before is not None
     state = ObservableState.initial().with_task_incomplete(False)
     parent_text = state.canonical_json()
-    install_guard(dataclasses.replace(before.vocabulary, declared_fields=("missing_input_semantic_ids",)))
+    install_guard(_with_fields(BLOCKED_FIELDS[1]))
     try:
         successor = ObservableState.initial().with_task_incomplete(False)
-        assert successor == state  # equal models: the memo must not hand back the parent's text
+        assert successor.model_dump() == {**state.model_dump(), "missing_input_semantic_ids": ()}
+        assert successor != state  # equal values, but each state knows its contract's fields
         assert json.loads(successor.canonical_json())["missing_input_semantic_ids"] == []
     finally:
         install_guard(before.vocabulary)
