@@ -66,8 +66,16 @@ def _blocked(**fields: Any) -> dict[str, Any]:
         missing_input_semantic_ids=["calendar.event_id"],
         attempt_count=1,
     )
-    base.update(fields)
+    base.update({key: _expanded(value) for key, value in fields.items()})
     return base
+
+
+def _expanded(value: Any) -> Any:
+    """``{"@repeat": [item, n]}`` as a list of ``n`` copies of ``item`` (long inputs, written short)."""
+    if isinstance(value, dict) and set(value) == {"@repeat"}:
+        item, times = value["@repeat"]
+        return [item] * times
+    return value
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +106,8 @@ def test_declared_a_refusal_is_observable(declared: None) -> None:
 
 
 def test_at_least_twenty_cases_aimed_at_the_new_fields() -> None:
-    assert len([c for c in BLOCKED_CASES if "violation" in c]) >= 20
+    # 26 refused cases came with the fields (issue #25), 28 more when the fields came from the contract.
+    assert len([c for c in BLOCKED_CASES if "violation" in c]) >= 26 + 20
 
 
 @pytest.mark.parametrize("case", BLOCKED_CASES, ids=[c["id"] for c in BLOCKED_CASES])
@@ -127,7 +136,7 @@ def _hostile_names() -> list[tuple[str, str]]:
             continue
         if not isinstance(data, dict):
             continue
-        for key in STATE_FIELDS[:3]:
+        for key in STATE_FIELDS:  # every list field of 0.14's contract a case puts a name in
             for value in data.get(key, []) if isinstance(data.get(key), list) else []:
                 if isinstance(value, str):
                     found.append((case["id"], value))

@@ -97,13 +97,13 @@ def kind_problem(declared: Mapping[str, Any]) -> str | None:
     needs = SHAPES[str(shape)]
     items, values = declared.get("items"), declared.get("values", declared.get("values_from"))
     if needs == "items" and items not in ITEMS:
-        return f"a {shape} field holds items of {', '.join(ITEMS)}, not {items!r}"
+        return f"kind {shape} holds items of {', '.join(ITEMS)}, not {items!r}"
     if needs != "items" and items is not None:
-        return f"a {shape} field has no items (got {items!r})"
+        return f"kind {shape} has no items (got {items!r})"
     if needs == "values" and not values:
-        return f"a {shape} field needs its values"
+        return f"kind {shape} needs its values"
     if needs != "values" and values is not None:
-        return f"a {shape} field has no values"
+        return f"kind {shape} has no values"
     return None
 
 

@@ -92,7 +92,7 @@ def _known() -> str:
 def _holds_problem(kind: Kind, source: Source) -> str | None:
     if kind.key not in source.holds:
         return (
-            f"a {kind.key} field cannot hold source {source.code} ({source.origin}; held by "
+            f"kind {kind.key} cannot hold source {source.code} ({source.origin}; it is held by "
             f"{', '.join(source.holds)})"
         )
     if source.values is not None and set(kind.values or ()) != set(source.values):
