@@ -9,6 +9,7 @@ from typing import Final
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
+from schemarouter.runtime.state.guard import GuardVocabulary, StateGuard
 from schemarouter.runtime.state.layout import field_problems
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
@@ -28,6 +29,7 @@ PROBLEMS: Final[dict[str, str]] = {
     "SC113": "… is not a state field kind (or its items or values do not fit the kind)",
     "SC114": "… is not a state field source, or the field names none",
     "SC115": "kind … cannot hold source …",
+    "SC116": "state field … carries forbidden item … (the guard would refuse every state)",
 }
 _CODES = {"kind": "SC113", "source": "SC114", "holds": "SC115"}
 
@@ -130,6 +132,31 @@ def check_allowed_disjoint_from_forbidden(view: SpecView) -> Iterator[SpecIssue]
         yield view.issue(
             NAME, ("query", "name"), f"{query!r} is both the query item and forbidden", code="SC107"
         )
+
+
+def check_field_names_pass_the_guard(view: SpecView) -> Iterator[SpecIssue]:
+    """No field name carries a forbidden item or a condition's name as the state guard reads it
+    (folded: ``next_route_hint`` carries ``next_route``, ``state_aware_hint`` a condition): the guard
+    checks every key, so such a field would refuse every state at run time."""
+    contract = view.data(NAME)
+    conditions = view.data("conditions")["conditions"]
+    guard = StateGuard(
+        GuardVocabulary(
+            forbidden=tuple((f["id"], tuple(f["aliases"])) for f in contract["forbidden"]),
+            condition_names=tuple(c["id"] for c in conditions if c.get("retrieval_query") != "none"),
+            condition_codes=tuple(c["code"] for c in conditions),
+        )
+    )
+    for index, field in enumerate(contract["allowed"]):
+        found = guard.forbidden_item_in(str(field["name"]))
+        if found is not None:
+            yield view.issue(
+                NAME,
+                ("allowed", index, "name"),
+                f"state field {field['name']!r} carries forbidden item {found} "
+                "(the guard refuses it as a key, so every state would be refused)",
+                code="SC116",
+            )
 
 
 def check_identifier_pattern(view: SpecView) -> Iterator[SpecIssue]:

@@ -40,6 +40,7 @@ SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (
     RegisteredCheck(("state_contract", P), checks_state_contract.check_allowed_fields),
     RegisteredCheck(("state_contract", P), checks_state_contract.check_forbidden_items),
     RegisteredCheck(("state_contract",), checks_state_contract.check_field_kinds_and_sources),
+    RegisteredCheck(("state_contract", "conditions"), checks_state_contract.check_field_names_pass_the_guard),
     RegisteredCheck(("state_contract",), checks_state_contract.check_allowed_disjoint_from_forbidden),
     RegisteredCheck(("state_contract",), checks_state_contract.check_identifier_pattern),
     RegisteredCheck(("state_contract", "conditions"), checks_state_contract.check_serialization_conditions),
