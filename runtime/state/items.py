@@ -109,19 +109,23 @@ def identifier_order(s: StableIdentifier) -> tuple[str, str]:
     return (s.semantic_id, s.value)
 
 
-def _name_order(item: Any) -> Any:
-    return item
+def accepted_names(values: Any) -> bool:
+    """Whether every element of ``values`` is a string ``check_name`` passes under the installed
+    guard (the common case, checked without building a path per element)."""
+    guard = installed_guard()
+    return guard is not None and all(type(x) is str and _accepted_name(guard, x) for x in values)
 
 
 class Item:
-    """One kind of item: how it is checked, ordered in a set, and written as JSON."""
+    """One kind of item: how it is checked, ordered in a set (None: as itself), and written as JSON."""
 
-    __slots__ = ("check", "code", "order")
+    __slots__ = ("check", "code", "names", "order")
 
     def __init__(
-        self, code: str, check: Callable[[Any, str], Any], order: Callable[[Any], Any] = _name_order
+        self, code: str, check: Callable[[Any, str], Any], order: Callable[[Any], Any] | None = None
     ) -> None:
         self.code, self.check, self.order = code, check, order
+        self.names = check is check_name
 
     def dump(self, item: Any) -> Any:
         return item.model_dump() if isinstance(item, BaseModel) else item

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from schemarouter.limits import STATE_COUNT, STATE_SET_ITEMS, over_limit
 from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.items import ITEMS
+from schemarouter.runtime.state.items import ITEMS, accepted_names
 
 # The shapes a field's ``type.kind`` may name, with what else the type must (or must not) say.
 SHAPES: Final[dict[str, str]] = {
@@ -73,6 +73,8 @@ class Kind:
                 f"the list has {over_limit('items', len(value), 'STATE_SET_ITEMS')}", path=path
             )
         item = ITEMS[str(self.items)]
+        if item.names and accepted_names(value):
+            return tuple(sorted(set(value)))
         checked = {item.check(x, f"{path}[{i}]") for i, x in enumerate(value)}
         return tuple(sorted(checked, key=item.order))
 

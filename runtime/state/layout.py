@@ -30,13 +30,27 @@ class StateField:
 
 @dataclass(frozen=True)
 class StateLayout:
-    """The fields of observable state, in the contract's order."""
+    """The fields of observable state, in the contract's order (the rest is derived from them once:
+    every state hashes its layout, and the guard looks fields up by source on every transition)."""
 
     fields: tuple[StateField, ...]
-    positions: dict[str, int] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    positions: dict[str, int] = field(init=False, compare=False, repr=False)
+    set_names: tuple[str, ...] = field(init=False, compare=False, repr=False)
+    by_source: dict[str, int] = field(init=False, compare=False, repr=False)
+    digest: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.positions.update({f.name: i for i, f in enumerate(self.fields)})
+        derived = {
+            "positions": {f.name: i for i, f in enumerate(self.fields)},
+            "set_names": tuple(f.name for f in self.fields if f.kind.shape == "set"),
+            "by_source": {f.source.code: i for i, f in reversed(list(enumerate(self.fields)))},
+            "digest": hash(self.fields),
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+
+    def __hash__(self) -> int:
+        return self.digest
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -47,7 +61,12 @@ class StateLayout:
 
     def with_source(self, code: str) -> StateField | None:
         """The first field derived from source ``code``, or None when the contract declares none."""
-        return next((f for f in self.fields if f.source.code == code), None)
+        position = self.by_source.get(code)
+        return None if position is None else self.fields[position]
+
+    def source_position(self, code: str) -> int | None:
+        """The position of the first field derived from source ``code``, or None."""
+        return self.by_source.get(code)
 
 
 @dataclass(frozen=True)

@@ -250,24 +250,29 @@ def _guarded(data: Any, layout: StateLayout) -> tuple[Any, ...]:
 
 
 def _check_set_sizes(data: Mapping[str, Any], layout: StateLayout) -> None:
-    for f in layout.fields:
-        value = data.get(f.name)
-        if f.kind.shape == "set" and isinstance(value, list | tuple) and len(value) > STATE_SET_ITEMS:
+    for name in layout.set_names:
+        value = data.get(name)
+        if isinstance(value, list | tuple) and len(value) > STATE_SET_ITEMS:
             raise ContractViolation(
-                f"the list has {over_limit('items', len(value), 'STATE_SET_ITEMS')}", path=f.name
+                f"the list has {over_limit('items', len(value), 'STATE_SET_ITEMS')}", path=name
             )
 
 
 def _check_together(layout: StateLayout, values: tuple[Any, ...]) -> None:
     """What the sources imply of one another: a status of error or blocked has an error class and
     none or ok has none; missing inputs are named only by a MISSING_INPUT refusal."""
-    by_source = {f.source.code: (f.name, v) for f, v in zip(layout.fields, values, strict=True)}
-    status, error = by_source.get("attempt.status"), by_source.get("attempt.error_class")
-    if status is not None and error is not None:
-        if status[1] in ("error", "blocked") and error[1] is None:
-            raise ContractViolation(f"status {status[1]} needs an error class", path=error[0])
-        if status[1] in ("none", "ok") and error[1] is not None:
-            raise ContractViolation(f"status {status[1]} cannot carry an error class", path=error[0])
-    missing = by_source.get("refusal.missing_inputs")
-    if missing is not None and missing[1] and error is not None and error[1] != "MISSING_INPUT":
-        raise ContractViolation("missing inputs are named only by a MISSING_INPUT refusal", path=missing[0])
+    error_at = layout.source_position("attempt.error_class")
+    if error_at is None:
+        return
+    error, error_name = values[error_at], layout.fields[error_at].name
+    status_at = layout.source_position("attempt.status")
+    if status_at is not None:
+        status = values[status_at]
+        if status in ("error", "blocked") and error is None:
+            raise ContractViolation(f"status {status} needs an error class", path=error_name)
+        if status in ("none", "ok") and error is not None:
+            raise ContractViolation(f"status {status} cannot carry an error class", path=error_name)
+    missing_at = layout.source_position("refusal.missing_inputs")
+    if missing_at is not None and values[missing_at] and error != "MISSING_INPUT":
+        missing_name = layout.fields[missing_at].name
+        raise ContractViolation("missing inputs are named only by a MISSING_INPUT refusal", path=missing_name)
