@@ -37,6 +37,7 @@ from schemarouter.runtime.agents.registry import register_agent
 from schemarouter.runtime.agents.server_templates import results_as_text_needed
 from schemarouter.runtime.agents.single_flight import SingleFlight
 from schemarouter.runtime.agents.transcript import text_transcript, tool_results_as_text
+from schemarouter.runtime.prompt import ANSWER_ACTION
 
 if TYPE_CHECKING:
     from schemarouter.runtime.agents.catalog_view import AgentCatalog
@@ -151,6 +152,7 @@ def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]])
             "required": ["action", "arguments"],
         }
         for t in tools
+        if t["function"]["name"] != ANSWER_ACTION  # the answer's own branch follows
     ]
     branches.append(
         {
