@@ -177,3 +177,19 @@ def test_the_named_answer_is_counted_in_the_prompt_tokens(
         )
     for (input_before, schema_before), (input_after, schema_after) in zip(*counts, strict=True):
         assert schema_after > schema_before and input_after - input_before > schema_after - schema_before
+
+
+def test_a_successor_schema_admits_answer_action_and_refuses_other_values(tmp_path: Path) -> None:
+    from schemarouter.compiler.successor import admit_answer_action
+    from schemarouter.compiler.validate import collect_issues
+
+    paths = copy_project(tmp_path)
+    assert admit_answer_action(paths) and not admit_answer_action(paths)  # added once
+    agent = paths.spec_dir / "agent.yaml"
+    original = agent.read_text()
+    agent.write_text(original + "answer_action: named\n")
+    assert [i for i in collect_issues(paths)[1] if i.file.endswith("agent.yaml")] == []
+    agent.write_text(original + "answer_action: sometimes\n")
+    issues = [i for i in collect_issues(paths)[1] if i.file.endswith("agent.yaml")]
+    assert len(issues) == 1 and issues[0].path == ("answer_action",)
+    assert issues[0].position.line == original.count("\n") + 1 and "sometimes" in issues[0].message
