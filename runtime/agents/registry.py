@@ -36,6 +36,8 @@ _NOT_AGENTS = frozenset(
         "chat_response",
         "transcript",
         "server_templates",
+        "traffic",
+        "single_flight",
     }
 )
 

@@ -28,7 +28,7 @@ from schemarouter.runtime.engine.trace import (
 )
 from schemarouter.runtime.exposure import ExposurePolicy, PolicyInputs, build_policy
 from schemarouter.runtime.policy import Allow, PolicyGate, execute_allowed
-from schemarouter.runtime.prompt import HistoryEntry, build_prompt
+from schemarouter.runtime.prompt import ANSWER_ACTION, HistoryEntry, build_prompt
 from schemarouter.runtime.simulator.calls import ExecutedCall
 from schemarouter.runtime.simulator.result import ToolResult
 from schemarouter.runtime.state import ObservableState
@@ -167,14 +167,20 @@ class _Episode:
 
     def loop(self) -> str:
         engine = self.resources.engine_spec
+        answer = self.resources.agent_spec.answer_action == "named"
         no_progress = 0
         for turn in range(1, engine.max_model_turns + 1):
             tools = self.cat.exposed(self.policy.exposed)
             history = tuple(self.history)
             prompt = build_prompt(
-                system_prompt=engine.system_prompt, query=self.query, history=history, exposed=tools
+                system_prompt=engine.system_prompt,
+                query=self.query,
+                history=history,
+                exposed=tools,
+                answer_action=answer,
             )
-            tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts, tools_key=tools)
+            key: Any = (tools, ANSWER_ACTION) if answer else tools
+            tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts, tools_key=key)
             records_before = len(getattr(self.agent, "records", ()))
             decision = self.agent.decide(AgentView(turn, prompt, tools.endpoints, history, tools))
             model_call = self._model_call(records_before)

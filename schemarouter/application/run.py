@@ -42,6 +42,9 @@ from schemarouter.runtime.surface.model import Task
 
 # More worker processes than this is a typo, not a machine (each holds its own engine).
 MAX_WORKERS = 512
+# Episodes in flight at once (`--concurrency`): a model server with more slots than this is rare, and
+# each in-flight episode is a thread and an open connection.
+MAX_CONCURRENCY = 1024
 
 TaskSource = Callable[[ProjectPaths], Iterable[Task]]
 
@@ -67,6 +70,9 @@ class RunRequest:
     run_dir: Path | None = None
     resume: bool = False
     workers: int = 2
+    # Episodes in flight (`--concurrency N`): min(workers, N) processes with ceil(N / processes) threads
+    # each; None: one episode per worker process, as before.
+    concurrency: int | None = None
     allow_draft: bool = False
     max_events: int = 20
     plots: bool = True
@@ -78,6 +84,17 @@ class RunRequest:
     # Where the episodes run: a code of runtime/run/executors/, and its options.
     executor: str = DEFAULT_EXECUTOR
     ray_address: str | None = None
+
+    def processes_and_threads(self) -> tuple[int, int]:
+        """Worker processes and the episodes each keeps in flight. Ray runs ``--concurrency`` actors of
+        one episode each (its own executor's meaning)."""
+        n = self.concurrency
+        if n is None:
+            return self.workers, 1
+        if self.executor != DEFAULT_EXECUTOR:
+            return n, 1
+        processes = min(self.workers, n)
+        return processes, -(-n // processes)
 
     def scope_options(self) -> tuple[str | Path | int | None, ...]:
         return (
@@ -155,7 +172,7 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     )
     if compiled.draft and chosen.pilot is None:
         _record_peek(paths, manifest, console)
-    _announce(console, run_dir, manifest, request.workers, request.executor)
+    _announce(console, run_dir, manifest, request)
     engine = deps.engine_or_default()
     setup = _setup(paths, compiled, manifest, request, chosen)
     result = _execute(console, run_dir, manifest, engine, setup, request)
@@ -194,6 +211,12 @@ def _resuming_dir(request: RunRequest) -> bool:
 def _check(request: RunRequest) -> None:
     if not 1 <= request.workers <= MAX_WORKERS:
         raise SchemaRouterError(f"--workers {request.workers}: between 1 and {MAX_WORKERS}")
+    if request.concurrency is not None and not 1 <= request.concurrency <= MAX_CONCURRENCY:
+        raise SchemaRouterError(f"--concurrency {request.concurrency}: between 1 and {MAX_CONCURRENCY}")
+    if request.processes_and_threads()[0] > MAX_WORKERS:
+        raise SchemaRouterError(
+            f"--concurrency {request.concurrency} with --executor ray: at most {MAX_WORKERS}"
+        )
     executor_choice(request.executor, request.ray_address)
     if _resuming_dir(request) and any(option is not None for option in request.scope_options()):
         raise SchemaRouterError(
@@ -233,14 +256,17 @@ def _plan(
     )
 
 
-def _announce(console: Console, run_dir: Path, manifest: RunManifest, workers: int, executor: str) -> None:
+def _announce(console: Console, run_dir: Path, manifest: RunManifest, request: RunRequest) -> None:
     scope = manifest.scope
+    workers, threads = request.processes_and_threads()
+    executor = request.executor
     console.print(
         f"run [bold]{manifest.run_id}[/] ({run_dir})\n"
         f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks"
         + (f" x {scope.epochs} epochs" if scope.epochs > 1 else "")
         + f", shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
         f"{workers} worker{'s' if workers > 1 else ''}"
+        + (f" x {threads} in flight" if threads > 1 else "")
         + (f", executor {executor}" if executor != DEFAULT_EXECUTOR else "")
     )
 
@@ -275,6 +301,7 @@ def _execute(
     setup: EngineSetup,
     request: RunRequest,
 ) -> SessionResult:
+    workers, threads = request.processes_and_threads()
     try:
         with EpisodeProgress(console) as progress:
             result = run_session(
@@ -283,7 +310,8 @@ def _execute(
                 engine=engine,
                 setup=setup,
                 project_root=setup.project_root,
-                workers=request.workers,
+                workers=workers,
+                threads=threads,
                 max_events=request.max_events,
                 on_start=progress.start,
                 on_progress=progress.advance,
