@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from extras import require_executable, require_module
 from jsonschema import Draft202012Validator
+from registry_support import scratch
 from run_support import REPO, recorded_project
 from typer.testing import CliRunner
 
@@ -244,7 +245,7 @@ def test_a_registered_html_section_takes_its_place_in_the_page_and_its_navigatio
     from schemarouter.runtime.report import html_section_registry as registry
     from schemarouter.runtime.report.html import render_html
 
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    scratch(monkeypatch, registry.HTML_SECTIONS)
 
     @registry.html_section("verdict-note", order=15, title="Notes <on> the verdict", nav="Notes")
     def _notes(report: dict[str, Any]) -> str:
