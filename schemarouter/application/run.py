@@ -13,13 +13,13 @@ Tests substitute the engine and the surface through :class:`RunDeps`, never by p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from schemarouter.application.code_pin import require_code_unchanged
+from schemarouter.application.code_pin import plugin_components, require_code_unchanged
 from schemarouter.application.compiled import compiled_for_run
 from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
 from schemarouter.compiler import compile_project
@@ -150,6 +150,9 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
         plan = resume_request(compiled, previous)
     else:
         plan = _plan(paths, request, deps, compiled, chosen)
+    # An installed package's components are recorded by distribution, version and digest (a resume
+    # under other plugin code is refused, as under another source commit).
+    plan = replace(plan, plugins=plugin_components(compiled))
     run_dir, manifest = open_run_dir(
         plan, project_root=paths.root, runs_dir=paths.runs_dir, run_dir=request.run_dir, resume=request.resume
     )
