@@ -33,9 +33,9 @@ SR = Path(sys.executable).parent / "sr"
 def _install(target: Path, work: Path) -> None:
     source = work / "plugin-src"
     shutil.copytree(PLUGIN, source)  # the build writes into its source tree: never into tests/fixtures
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--no-index"]
-        + ["--target", str(target), str(source)],
+        [*pip, "--target", str(target), str(source)],
         check=True,
         capture_output=True,
         env={**os.environ, "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"},
@@ -94,9 +94,8 @@ def test_the_plugin_strategy_is_registered_with_its_distribution(
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True)
     assert done.stdout.split() == ["sr_state_values.strategy", DISTRIBUTION, "0.1.0"]
-    # Without the plugin on the path the same spec names an unknown strategy, on one line with its place.
     bare = {k: v for k, v in env.items() if k != "PYTHONPATH"}
-    done = subprocess.run(
+    done = subprocess.run(  # the same spec without the plugin on the path: an unknown strategy, one line
         [str(SR), "--project-dir", str(plugged[1]), "validate", "--experiment", "0.15"],
         capture_output=True,
         text=True,
@@ -105,7 +104,7 @@ def test_the_plugin_strategy_is_registered_with_its_distribution(
     )
     assert done.returncode == 1
     assert re.search(
-        r"retriever\.yaml:\d+:\d+: strategy\.code: 'state_values' is not a registered", done.stdout
+        r"retriever\.yaml:\d+:\d+: strategy\.code: 'state_values' is not a registered", done.stderr
     )
 
 

@@ -3,8 +3,8 @@
 ``SourceTree`` maps a dotted ``schemarouter.*`` module name to its file (the three package roots of
 pyproject's ``package-dir``: ``schemarouter/``, ``compiler/``, ``runtime/``) and reads import statements
 with ``ast`` (never importing anything). ``implementation_digest`` walks the closure and hashes it by
-``code_record.DIGEST_RULE``. A component of an installed package (registered through its entry point,
-``schemarouter.registry``) is hashed by every Python file its distribution installed, named
+``code_record.DIGEST_RULE``. A module of an installed package (a plugin's, registered through its entry
+point) is hashed by every Python file its distribution installed, named
 ``<distribution>/<path>`` so the digest does not depend on where it is installed, plus the in-project
 modules those files import. Any other module outside the tree (a test module) is hashed by its own
 file, without closure.
@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemarouter.jcs import dumps as jcs_dumps
-from schemarouter.registry import distribution_of
 from schemarouter.runtime.spec_model.digest import Digest
 
 PREFIX = "schemarouter"
@@ -98,21 +97,23 @@ class SourceTree:
         return sorted([*plugin, *((self.display(f), f) for f in in_tree)])
 
     def _plugin_files(self, module: str) -> list[tuple[str, Path]]:
-        """The Python files of the distribution whose entry point registered ``module``'s component."""
-        dist = distribution_of(module)
-        if dist is None:
-            return []
+        """The Python files of the installed distribution that holds ``module`` (found from the installed
+        metadata, nothing imported, so a verify that loads no registry reads the same files)."""
         from importlib import metadata
 
-        installed = metadata.distribution(dist.name)
+        name = _distribution_holding(module)
+        if name is None:
+            return []
+        installed = metadata.distribution(name)
+        dist_name = installed.metadata["Name"] or name
         files = [
-            (f"{dist.name}/{f.as_posix()}", Path(str(installed.locate_file(f))))
+            (f"{dist_name}/{f.as_posix()}", Path(str(installed.locate_file(f))))
             for f in installed.files or ()
             if f.suffix == ".py" and "__pycache__" not in f.parts
         ]
         own = _outside_file(module)
         if not files and own is not None:  # an editable install lists no files of its own
-            files = [(f"{dist.name}/{own.name}", own)]
+            files = [(f"{dist_name}/{own.name}", own)]
         return [(name, path) for name, path in files if path.is_file()]
 
     def _in_tree(self, module: str, extra: list[str]) -> list[Path]:
@@ -138,6 +139,17 @@ def _absolute(node: ast.ImportFrom, package: str) -> str:
     parts = package.split(".")
     base = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
     return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _distribution_holding(module: str) -> str | None:
+    """The one installed distribution providing ``module``'s top-level package (never this project)."""
+    from importlib import metadata
+
+    top = module.partition(".")[0]
+    if top == PREFIX:
+        return None
+    names = sorted(set(metadata.packages_distributions().get(top, ())))
+    return names[0] if len(names) == 1 else None
 
 
 def _outside_file(module: str) -> Path | None:
