@@ -35,6 +35,7 @@ from schemarouter.runtime.run.manifest import RunManifest
 from schemarouter.runtime.run.request import build_request, resume_request
 from schemarouter.runtime.run.rundir import RunRequest as EpisodePlan
 from schemarouter.runtime.run.rundir import open_run_dir
+from schemarouter.runtime.run.scope import Selection
 from schemarouter.runtime.run.session import SessionResult, run_session
 from schemarouter.runtime.spec_model import CompiledSpec
 from schemarouter.runtime.spec_model.identity import identity_line, lineage_of
@@ -53,12 +54,14 @@ DRAFT_REFUSAL = (
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What the user asked `sr run` for. ``None`` scope options mean the preregistered scope."""
+    """What the user asked `sr run` for. ``None`` scope options mean the preregistered scope; a scope
+    option is a list of IDs, codes or sizes (``conditions=("SR-5-STATIC",)``, ``catalogs=(100,)``), or
+    the CLI's comma-separated text, parsed alike (``runtime/run/scope.py``)."""
 
     agent: str | None = None
-    conditions: str | None = None
-    catalogs: str | None = None
-    tasks: str | None = None
+    conditions: Selection | None = None
+    catalogs: Selection | None = None
+    tasks: Selection | None = None
     shard: str | None = None
     surface: str | None = None
     surface_file: Path | None = None
@@ -79,7 +82,7 @@ class RunRequest:
     executor: str = DEFAULT_EXECUTOR
     ray_address: str | None = None
 
-    def scope_options(self) -> tuple[str | Path | int | None, ...]:
+    def scope_options(self) -> tuple[Selection | Path | int | None, ...]:
         return (
             self.agent,
             self.conditions,
@@ -100,6 +103,8 @@ class RunDeps:
     engine: EpisodeEngine | None = None
     task_source: TaskSource | None = None
     compiled: CompiledSpec | None = None
+    # A library caller's progress: (episodes done, total) of the session, beside the console's bar.
+    on_progress: Callable[[int, int], None] | None = None
 
     def engine_or_default(self) -> EpisodeEngine:
         return self.engine or EngineAdapter()
@@ -161,7 +166,7 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     _announce(console, run_dir, manifest, request.workers, request.executor)
     engine = deps.engine_or_default()
     setup = _setup(paths, compiled, manifest, request, chosen)
-    result = _execute(console, run_dir, manifest, engine, setup, request)
+    result = _execute(console, run_dir, manifest, engine, setup, request, deps.on_progress)
     exit_code = _unfinished(console, run_dir, manifest, result)
     if exit_code is not None:
         _record_session(paths, console, compiled, manifest, None, exit_code)
@@ -277,9 +282,16 @@ def _execute(
     engine: EpisodeEngine,
     setup: EngineSetup,
     request: RunRequest,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> SessionResult:
     try:
         with EpisodeProgress(console) as progress:
+
+            def advance(done: int, total: int) -> None:
+                progress.advance(done, total)
+                if on_progress is not None:
+                    on_progress(done, total)
+
             result = run_session(
                 run_dir,
                 manifest,
@@ -289,7 +301,7 @@ def _execute(
                 workers=request.workers,
                 max_events=request.max_events,
                 on_start=progress.start,
-                on_progress=progress.advance,
+                on_progress=advance,
                 executor=request.executor,
                 executor_options=executor_choice(request.executor, request.ray_address),
             )
