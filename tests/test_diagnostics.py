@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from schemarouter.application.schemas import load_schema
 from schemarouter.cli.app import app
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.diagnostics.causes import CAUSE_IDS
 from schemarouter.runtime.diagnostics.compare import compare_runs
 from schemarouter.runtime.diagnostics.intervals import RatioColumns
@@ -257,7 +258,8 @@ def test_a_registered_html_section_takes_its_place_in_the_page_and_its_navigatio
     assert '<a href="#verdict-note">Notes</a>' in page
     assert "<h2>Notes &lt;on&gt; the verdict</h2>" in page
     assert f"<p>{len(scored['report']['gate']['by_catalog'])} catalog sizes</p>" in page
-    with pytest.raises(ValueError, match="registered twice"):
+    twice = r"'gate' is registered twice: by schemarouter\.runtime\.report\.html and by test_diagnostics"
+    with pytest.raises(SchemaRouterError, match=twice):
         registry.html_section("gate", order=10, title="Gate")(lambda report: "")
     with pytest.raises(ValueError, match="lowercase letters"):
         registry.html_section("Bad Id", order=1, title="x")

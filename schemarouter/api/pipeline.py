@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from schemarouter.api.project import ProjectArg, project_paths
+from schemarouter.application.compiled import CompiledForRun
 from schemarouter.application.verify import VerifyOutcome
 from schemarouter.runtime.spec_model import CompiledSpec
 
@@ -18,10 +19,21 @@ def compile(
     full: bool = False,
 ) -> CompiledSpec:
     """Validate, verify against the lock and write build/<id>/compiled.json (reused when current)."""
+    return compile_outcome(project, experiment=experiment, require_frozen=require_frozen, full=full).spec
+
+
+def compile_outcome(
+    project: ProjectArg = ".",
+    *,
+    experiment: str | None = None,
+    require_frozen: bool = False,
+    full: bool = False,
+) -> CompiledForRun:
+    """``compile`` with whether build/<id>/compiled.json was reused (``sr compile`` says which)."""
     from schemarouter.application.compiled import compile_or_reuse
 
     paths = project_paths(project, experiment)
-    return compile_or_reuse(paths, require_frozen=require_frozen, full=full).spec
+    return compile_or_reuse(paths, require_frozen=require_frozen, full=full)
 
 
 def verify(

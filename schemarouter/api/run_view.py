@@ -23,7 +23,8 @@ class Run:
 
     def __init__(self, run_dir: Path | str, *, project: ProjectArg | None = None) -> None:
         self.dir = Path(run_dir)
-        if not (self.dir / "manifest.json").is_file():
+        # A run directory, or the report directory of merged shards (sr score DIR_1 ... DIR_N).
+        if not any((self.dir / name).is_file() for name in ("manifest.json", "report.json")):
             raise SchemaRouterError(f"{self.dir}: not a run directory (no manifest.json)")
         self._project = project
 
@@ -55,7 +56,9 @@ class Run:
         ):
             return self._project
         root = self._project.root if isinstance(self._project, ProjectPaths) else (self._project or ".")
-        return project_paths(root, self.manifest.experiment_id)
+        if (self.dir / "manifest.json").is_file():
+            return project_paths(root, self.manifest.experiment_id)
+        return project_paths(root, self.report.experiment_id)
 
     @cached_property
     def _tables(self) -> RunTables:
