@@ -99,7 +99,10 @@ class Registry(Generic[T]):
 
     def add(self, name: str, value: T, *, module: str) -> T:
         """Register ``value`` under ``name`` (the duplicate rule above); returns ``value``."""
-        origin = Origin(module, _LOADING.get())
+        loading = _LOADING.get()
+        # This project's own modules are never a plugin's, even when a plugin's import loads them first.
+        ours = module == "schemarouter" or module.startswith("schemarouter.")
+        origin = Origin(module, None if ours else loading)
         taken = self._entries.get(name)
         if taken is not None:
             if taken.value is value or taken.value == value:

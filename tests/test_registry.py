@@ -70,3 +70,35 @@ def test_an_entry_point_that_registers_nothing_under_its_name_is_named(
         r"registers no widget named 'cog'",
     ):
         registry.names()
+
+
+def test_an_entry_point_that_cannot_be_imported_is_one_line_naming_its_distribution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry: Registry[object] = Registry("widget", group="test_widgets_broken")
+    body = "import sr_no_such_dependency_anywhere\n"
+    _fake_distribution(tmp_path, "schemarouter.test_widgets_broken", "nut", "sr_widgets_broken_mod", body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(SchemaRouterError) as err:
+        registry.names()
+    assert str(err.value) == (
+        "entry point nut = sr_widgets_broken_mod of group schemarouter.test_widgets_broken (distribution "
+        "sr-widgets-demo 1.2.3): cannot be loaded: ModuleNotFoundError: No module named "
+        "'sr_no_such_dependency_anywhere'"
+    )
+
+
+def test_our_own_modules_are_never_attributed_to_a_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry: Registry[object] = Registry("widget", group="test_widgets_mixed")
+    monkeypatch.setattr(sys.modules[__name__], "MIXED", registry, raising=False)
+    body = (
+        f"import {__name__} as host\n"
+        "host.MIXED.add('builtin_like', 1, module='schemarouter.runtime.somewhere')\n"
+        "host.MIXED.add('bolt', 2, module=__name__)\n"
+    )
+    _fake_distribution(tmp_path, "schemarouter.test_widgets_mixed", "bolt", "sr_widgets_mixed_mod", body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert registry.entry("bolt").origin.distribution == Distribution("sr-widgets-demo", "1.2.3")
+    assert registry.entry("builtin_like").origin.distribution is None
