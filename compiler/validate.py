@@ -29,9 +29,13 @@ from schemarouter.compiler.schema_validation import check_schema, validate_docum
 from schemarouter.compiler.semantic_view import RegisteredCheck, SpecView
 from schemarouter.compiler.spec_files import load_spec_set
 from schemarouter.project import ProjectPaths
+from schemarouter.registry import Registry
 
 P = "protocol"
-SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (
+# The checks JSON Schema cannot state, by function name, in this order (a closed kind: a check is part
+# of the spec language, not a plugin).
+SEMANTIC_CHECKS: Registry[RegisteredCheck] = Registry("semantic check", group=None)
+for _check in (
     RegisteredCheck((P,), protocol.check_protocol_coherent),
     RegisteredCheck(("experiment", P), checks_surface.check_experiment_identity),
     RegisteredCheck(("experiment", P), checks_surface.check_bootstrap),
@@ -56,7 +60,8 @@ SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (
     RegisteredCheck(("gates", "conditions", P), checks_metrics_gates.check_gate_conditions),
     RegisteredCheck(("gates", "metrics", "conditions", P), checks_metrics_gates.check_gate_criteria),
     RegisteredCheck(("retriever",), checks_retriever.check_strategy),
-)
+):
+    SEMANTIC_CHECKS.add(_check.check.__name__, _check, module=_check.check.__module__)
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,7 @@ def collect_issues(paths: ProjectPaths) -> tuple[dict[str, Any], list[SpecIssue]
         if not schema_issues and not document.issues:
             valid[name] = document
     view = SpecView(valid)
-    for registered in SEMANTIC_CHECKS:
+    for registered in (entry.value for entry in SEMANTIC_CHECKS.entries()):
         if view.has(*registered.reads):
             issues.extend(registered.check(view))
     return {name: document.data for name, document in valid.items()}, sorted_issues(issues)

@@ -26,6 +26,7 @@ from schemarouter.atomic_write import write_bytes_atomic
 from schemarouter.errors import SchemaRouterError
 from schemarouter.output_guard import output_guard
 from schemarouter.project import ProjectPaths
+from schemarouter.registry import Registry, decorator
 
 
 def _parquet(tables: RunTables, out: Path) -> list[Path]:
@@ -66,11 +67,19 @@ def _inspect(tables: RunTables, out: Path) -> list[Path]:
 # The run's own files an export reads; --out may not be a place where one of them would be replaced.
 RUN_INPUTS = ("manifest.json", "episodes.sqlite", "per_task.jsonl", "report.json")
 
-EXPORT_FORMATS: dict[str, Callable[[RunTables, Path], list[Path]]] = {
-    "csv": _csv,
-    "inspect": _inspect,
-    "parquet": _parquet,
-}
+Exporter = Callable[[RunTables, Path], list[Path]]
+# The built-in formats register below; installed packages add theirs through the
+# ``schemarouter.exporters`` entry points (``@exporter(code)`` on a function of (tables, out dir)).
+EXPORT_FORMATS: Registry[Exporter] = Registry("export format", group="exporters")
+
+
+def exporter(code: str) -> Callable[[Exporter], Exporter]:
+    """Register an export format under ``code`` (a stable code: what ``sr export --format`` names)."""
+    return decorator(EXPORT_FORMATS, code)
+
+
+for _code, _fn in (("csv", _csv), ("inspect", _inspect), ("parquet", _parquet)):
+    EXPORT_FORMATS.add(_code, _fn, module=__name__)
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,13 @@ Tests substitute the engine and the surface through :class:`RunDeps`, never by p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from schemarouter.application.code_pin import require_code_unchanged
+from schemarouter.application.code_pin import plugin_components, require_code_unchanged
 from schemarouter.application.compiled import compiled_for_run
 from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
 from schemarouter.compiler import compile_project
@@ -35,6 +35,7 @@ from schemarouter.runtime.run.manifest import RunManifest
 from schemarouter.runtime.run.request import build_request, resume_request
 from schemarouter.runtime.run.rundir import RunRequest as EpisodePlan
 from schemarouter.runtime.run.rundir import open_run_dir
+from schemarouter.runtime.run.scope import Selection
 from schemarouter.runtime.run.session import SessionResult, run_session
 from schemarouter.runtime.spec_model import CompiledSpec
 from schemarouter.runtime.spec_model.identity import identity_line, lineage_of
@@ -56,12 +57,14 @@ DRAFT_REFUSAL = (
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What the user asked `sr run` for. ``None`` scope options mean the preregistered scope."""
+    """What the user asked `sr run` for. ``None`` scope options mean the preregistered scope; a scope
+    option is a list of IDs, codes or sizes (``conditions=("SR-5-STATIC",)``, ``catalogs=(100,)``), or
+    the CLI's comma-separated text, parsed alike (``runtime/run/scope.py``)."""
 
     agent: str | None = None
-    conditions: str | None = None
-    catalogs: str | None = None
-    tasks: str | None = None
+    conditions: Selection | None = None
+    catalogs: Selection | None = None
+    tasks: Selection | None = None
     shard: str | None = None
     surface: str | None = None
     surface_file: Path | None = None
@@ -96,7 +99,7 @@ class RunRequest:
         processes = min(self.workers, n)
         return processes, -(-n // processes)
 
-    def scope_options(self) -> tuple[str | Path | int | None, ...]:
+    def scope_options(self) -> tuple[Selection | Path | int | None, ...]:
         return (
             self.agent,
             self.conditions,
@@ -117,6 +120,8 @@ class RunDeps:
     engine: EpisodeEngine | None = None
     task_source: TaskSource | None = None
     compiled: CompiledSpec | None = None
+    # A library caller's progress: (episodes done, total) of the session, beside the console's bar.
+    on_progress: Callable[[int, int], None] | None = None
 
     def engine_or_default(self) -> EpisodeEngine:
         return self.engine or EngineAdapter()
@@ -167,6 +172,9 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
         plan = resume_request(compiled, previous)
     else:
         plan = _plan(paths, request, deps, compiled, chosen)
+    # An installed package's components are recorded by distribution, version and digest (a resume
+    # under other plugin code is refused, as under another source commit).
+    plan = replace(plan, plugins=plugin_components(compiled))
     run_dir, manifest = open_run_dir(
         plan, project_root=paths.root, runs_dir=paths.runs_dir, run_dir=request.run_dir, resume=request.resume
     )
@@ -175,7 +183,7 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     _announce(console, run_dir, manifest, request)
     engine = deps.engine_or_default()
     setup = _setup(paths, compiled, manifest, request, chosen)
-    result = _execute(console, run_dir, manifest, engine, setup, request)
+    result = _execute(console, run_dir, manifest, engine, setup, request, deps.on_progress)
     exit_code = _unfinished(console, run_dir, manifest, result)
     if exit_code is not None:
         _record_session(paths, console, compiled, manifest, None, exit_code)
@@ -300,10 +308,17 @@ def _execute(
     engine: EpisodeEngine,
     setup: EngineSetup,
     request: RunRequest,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> SessionResult:
     workers, threads = request.processes_and_threads()
     try:
         with EpisodeProgress(console) as progress:
+
+            def advance(done: int, total: int) -> None:
+                progress.advance(done, total)
+                if on_progress is not None:
+                    on_progress(done, total)
+
             result = run_session(
                 run_dir,
                 manifest,
@@ -314,7 +329,7 @@ def _execute(
                 threads=threads,
                 max_events=request.max_events,
                 on_start=progress.start,
-                on_progress=progress.advance,
+                on_progress=advance,
                 executor=request.executor,
                 executor_options=executor_choice(request.executor, request.ray_address),
             )

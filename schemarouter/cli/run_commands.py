@@ -184,9 +184,10 @@ def score(
 
     A set that is not terminal is sealed: exit 1 with progress counts only.
     """
-    from schemarouter.application.score import ScoreRequest, score_runs
+    from schemarouter.api import score as score_runs
+    from schemarouter.runtime.report.console import make_console
 
-    score_runs(paths(ctx, experiment), ScoreRequest(tuple(run_dirs), out, plots))
+    score_runs(run_dirs, project=paths(ctx, experiment), out=out, plots=plots, console=make_console())
 
 
 @app.command()
