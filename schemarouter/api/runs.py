@@ -28,6 +28,7 @@ def run(
     run_dir: Path | None = None,
     resume: bool = False,
     workers: int = 2,
+    concurrency: int | None = None,
     draft: bool = False,
     plots: bool = False,
     epochs: int | None = None,
@@ -36,7 +37,7 @@ def run(
 ) -> Run:
     """Run (and score, when terminal) the experiment, or the part the scope names: ``conditions``
     (IDs or codes), ``catalogs`` (sizes), ``tasks`` (task IDs, strata, languages). ``surface="dev"``
-    is a pilot. Prints nothing unless ``console`` is given; ``progress(done, total)`` follows the
+    is a pilot. ``concurrency`` keeps that many episodes in flight (threads over each worker's engine). Prints nothing unless ``console`` is given; ``progress(done, total)`` follows the
     episodes. Raises :class:`SchemaRouterError` when the run stops short of terminal."""
     from schemarouter.application.run import RunDeps, RunRequest, run_experiment
 
@@ -51,6 +52,7 @@ def run(
         run_dir=run_dir,
         resume=resume,
         workers=workers,
+        concurrency=concurrency,
         allow_draft=draft,
         plots=plots,
         epochs=epochs,
