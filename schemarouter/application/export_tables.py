@@ -77,6 +77,7 @@ class RunTables:
     decision_points: list[Row]
     episodes: list[Episode]
     report: dict[str, Any]
+    catalogs_dir: Path  # the run's experiment's catalogs (the inspect log's tool schemas)
 
 
 def load_run_tables(paths: ProjectPaths, run_dir: Path) -> RunTables:
@@ -110,6 +111,7 @@ def load_run_tables(paths: ProjectPaths, run_dir: Path) -> RunTables:
         decision_points=decision_points,
         episodes=episodes,
         report=_read_report(run_dir),
+        catalogs_dir=paths.with_experiment(manifest.experiment_id).catalogs_dir,
     )
 
 
