@@ -25,10 +25,11 @@ from schemarouter.application.export_tables import DECISION_COLUMNS, RunTables, 
 from schemarouter.atomic_write import write_bytes_atomic
 from schemarouter.errors import SchemaRouterError
 from schemarouter.output_guard import output_guard
+from schemarouter.progress import Progress, announce
 from schemarouter.project import ProjectPaths
 
 
-def _parquet(tables: RunTables, out: Path) -> list[Path]:
+def _parquet(tables: RunTables, out: Path, progress: Progress | None) -> list[Path]:
     from schemarouter.application.export_arrow import parquet_bytes
 
     return _two(
@@ -39,7 +40,7 @@ def _parquet(tables: RunTables, out: Path) -> list[Path]:
     )
 
 
-def _csv(tables: RunTables, out: Path) -> list[Path]:
+def _csv(tables: RunTables, out: Path, progress: Progress | None) -> list[Path]:
     from schemarouter.application.export_arrow import csv_bytes
 
     return _two(
@@ -57,16 +58,16 @@ def _two(out: Path, suffix: str, per_task: bytes, decision_points: bytes) -> lis
     return files
 
 
-def _inspect(tables: RunTables, out: Path) -> list[Path]:
+def _inspect(tables: RunTables, out: Path, progress: Progress | None) -> list[Path]:
     from schemarouter.application.export_inspect import write_inspect_logs
 
-    return write_inspect_logs(tables, out / "inspect")
+    return write_inspect_logs(tables, out / "inspect", progress=progress)
 
 
 # The run's own files an export reads; --out may not be a place where one of them would be replaced.
 RUN_INPUTS = ("manifest.json", "episodes.sqlite", "per_task.jsonl", "report.json")
 
-EXPORT_FORMATS: dict[str, Callable[[RunTables, Path], list[Path]]] = {
+EXPORT_FORMATS: dict[str, Callable[[RunTables, Path, Progress | None], list[Path]]] = {
     "csv": _csv,
     "inspect": _inspect,
     "parquet": _parquet,
@@ -82,9 +83,15 @@ class ExportResult:
 
 
 def export_run(
-    paths: ProjectPaths, *, run_dir: Path, formats: list[str], out: Path | None = None
+    paths: ProjectPaths,
+    *,
+    run_dir: Path,
+    formats: list[str],
+    out: Path | None = None,
+    progress: Progress | None = None,
 ) -> ExportResult:
-    """Export the scored run in ``run_dir`` in every format of ``formats``."""
+    """Export the scored run in ``run_dir`` in every format of ``formats`` (``progress``: each stage, from
+    the recomputation of every episode's metrics to the last file)."""
     unknown = [f for f in formats if f not in EXPORT_FORMATS]
     if unknown or not formats:
         raise SchemaRouterError(
@@ -95,10 +102,11 @@ def export_run(
         raise SchemaRouterError(f"{run_dir}: not a run directory (no manifest.json)")
     guard = output_guard(paths.root, sources=[run_dir / name for name in RUN_INPUTS])
     target = guard.directory(out if out is not None else run_dir / "export", option="--out")
-    tables = load_run_tables(paths, run_dir)
+    tables = load_run_tables(paths, run_dir, progress=progress)
     files: list[Path] = []
     for code in dict.fromkeys(formats):
-        files.extend(EXPORT_FORMATS[code](tables, target))
+        announce(progress, f"writing {code}", 0)
+        files.extend(EXPORT_FORMATS[code](tables, target, progress))
     return ExportResult(
         files=tuple(files),
         per_task_rows=len(tables.per_task),

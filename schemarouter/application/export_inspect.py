@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 from schemarouter.application.export_inspect_events import episode_transcript, tool_infos
 from schemarouter.application.export_tables import Episode, Row, RunTables
 from schemarouter.errors import SchemaRouterError
+from schemarouter.progress import Progress, announce
 from schemarouter.runtime.catalog.io import load_catalog_with_digest
 from schemarouter.runtime.catalog.model import Catalog
 from schemarouter.runtime.scoring.per_task import KEY_FIELDS
@@ -62,17 +62,15 @@ def inspect_log_groups(tables: RunTables) -> dict[tuple[str, int], list[tuple[Ep
     return groups
 
 
-def write_inspect_logs(
-    tables: RunTables, out_dir: Path, *, on_log: Callable[[int, int], None] | None = None
-) -> list[Path]:
-    """Write one ``.eval`` log per condition x catalog into ``out_dir``; the files written.
-
-    ``on_log(done, total)`` is called after each log is written."""
+def write_inspect_logs(tables: RunTables, out_dir: Path, *, progress: Progress | None = None) -> list[Path]:
+    """Write one ``.eval`` log per condition x catalog into ``out_dir``; the files written (``progress``:
+    each log written)."""
     log_api = _inspect()
     groups = inspect_log_groups(tables)
     written: list[Path] = []
     out_dir.mkdir(parents=True, exist_ok=True)
     tools_of: dict[int, dict[str, Any]] = {}
+    announce(progress, "inspect logs", 0, len(groups), "logs")
     for (condition, catalog), members in groups.items():
         if catalog not in tools_of:
             tools_of[catalog] = tool_infos(_catalog(tables, catalog, members))
@@ -87,8 +85,7 @@ def write_inspect_logs(
             if os.path.exists(tmp):
                 os.unlink(tmp)
         written.append(target)
-        if on_log is not None:
-            on_log(len(written), len(groups))
+        announce(progress, "inspect logs", len(written), len(groups), "logs")
     return written
 
 
