@@ -114,3 +114,29 @@ def test_a_terminal_gets_a_bar_and_no_thread() -> None:
         assert {t.name for t in threading.enumerate()} == before
     text = out.getvalue()
     assert "sr test" in text and "assembling tasks" in text and "5/10" in text
+
+
+def _generate_check(monkeypatch: pytest.MonkeyPatch, setting: str) -> str:
+    from typer.testing import CliRunner
+
+    from schemarouter.cli.app import app
+
+    monkeypatch.setenv("SR_PROGRESS", setting)
+    args = ["--project-dir", str(REPO), "generate", "--check", "--experiment", "0.16"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_sr_generate_in_a_log_prints_plain_progress_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    output = _generate_check(monkeypatch, "0.05")  # the interval, shortened: the command takes seconds
+    progress = [line for line in output.splitlines() if line.startswith("sr generate: ")]
+    print("\n".join(progress[-3:]))
+    beats = [line for line in progress if not line.startswith("sr generate: done in ")]
+    assert beats and all(", " in line and line.endswith(" s") for line in beats)
+    assert any("assembling tasks" in line and "/180 tasks" in line for line in beats)
+    assert output.splitlines()[-1] == "catalogs/ is byte-identical to a fresh generation."
+
+
+def test_sr_progress_off_prints_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _generate_check(monkeypatch, "off") == "catalogs/ is byte-identical to a fresh generation.\n"

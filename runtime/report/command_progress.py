@@ -9,6 +9,9 @@ output stays its own:
   can take most of a minute), and a last line with the total time when the command ran for more than
   ``quiet_s`` (2 s). A command that fails prints its error, not a last progress line.
 
+``SR_PROGRESS`` in the environment: ``off`` shows nothing (a script that parses a command's combined
+output; the test suite sets it), a number of seconds sets the plain lines' interval.
+
 The heartbeat prints only while holding ``_PRINT_LOCK``, and ``os.register_at_fork`` takes that lock
 around every fork, so a worker process (``sr preflight``'s pilot, the plots) is never forked while the
 heartbeat is in the middle of writing.
@@ -31,6 +34,7 @@ from schemarouter.progress import Step
 
 INTERVAL_S = 10.0
 QUIET_S = 2.0
+ENV = "SR_PROGRESS"
 _REDRAW_S = 0.1
 
 _PRINT_LOCK = threading.Lock()
@@ -46,6 +50,20 @@ os.register_at_fork(
     after_in_parent=lambda: _PRINT_LOCK.release(),
     after_in_child=_reset_in_child,
 )
+
+
+def _from_environment(interval_s: float) -> float | None:
+    """The plain lines' interval ``SR_PROGRESS`` sets (None: ``off``); ``interval_s`` when unset."""
+    raw = os.environ.get(ENV, "").strip().lower()
+    if not raw:
+        return interval_s
+    if raw in ("off", "0", "no", "false"):
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        return interval_s
+    return value if value > 0 else None
 
 
 def step_text(step: Step) -> str:
@@ -71,7 +89,9 @@ class CommandProgress:
     ) -> None:
         self.command = command
         self.console = console if console is not None else Console(stderr=True)
-        self._interval, self._quiet, self._clock = interval_s, quiet_s, clock
+        interval = _from_environment(interval_s) if console is None else interval_s
+        self._off = interval is None
+        self._interval, self._quiet, self._clock = interval or interval_s, quiet_s, clock
         self._start = self._last_redraw = 0.0
         self._last: Step | None = None
         self._bar: RichProgress | None = None
@@ -81,6 +101,8 @@ class CommandProgress:
 
     def __enter__(self) -> CommandProgress:
         self._start = self._clock()
+        if self._off:
+            return self
         if self.console.is_terminal:
             self._bar = RichProgress(
                 TextColumn(f"[bold]{self.command}[/] {{task.description}}"),
@@ -101,6 +123,8 @@ class CommandProgress:
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if self._bar is not None:
             self._bar.stop()
+            return
+        if self._off:
             return
         self._stop.set()
         if self._heartbeat is not None:
