@@ -9,6 +9,8 @@ from typing import Final
 from schemarouter.compiler.issues import SpecIssue
 from schemarouter.compiler.protocol import protocol_of
 from schemarouter.compiler.semantic_view import SpecView, duplicates
+from schemarouter.runtime.state.guard import GuardVocabulary, StateGuard
+from schemarouter.runtime.state.layout import field_problems
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
 PROBLEMS: Final[dict[str, str]] = {
@@ -24,7 +26,12 @@ PROBLEMS: Final[dict[str, str]] = {
     "SC110": "unknown condition …",
     "SC111": "condition … does not retrieve with original_plus_state, so the state JSON must not reach it",
     "SC112": "condition … retrieves with original_plus_state but is not listed",
+    "SC113": "… is not a state field kind (or its items or values do not fit the kind)",
+    "SC114": "… is not a state field source, or the field names none",
+    "SC115": "kind … cannot hold source …",
+    "SC116": "state field … carries forbidden item … (the guard would refuse every state)",
 }
+_CODES = {"kind": "SC113", "source": "SC114", "holds": "SC115"}
 
 NAME = "state_contract"
 
@@ -62,6 +69,19 @@ def check_allowed_fields(view: SpecView) -> Iterator[SpecIssue]:
             f"{query!r} differs from the protocol's {protocol.query_item!r}",
             code="SC103",
         )
+
+
+def check_field_kinds_and_sources(view: SpecView) -> Iterator[SpecIssue]:
+    """Each field names a kind of runtime/state/kinds.py and a source of runtime/state/sources.py
+    (or is one of the twelve fields whose source its name implies), and its kind can hold its source."""
+    contract = view.data(NAME)
+    lists = {k: v for k, v in contract.items() if isinstance(v, list)}
+    for index, field in enumerate(contract["allowed"]):
+        for problem in field_problems(field, lists):
+            where: tuple[str | int, ...] = ("allowed", index, problem.key)
+            if problem.key == "type" and problem.what == "kind" and "kind" in (field.get("type") or {}):
+                where = (*where, "kind")
+            yield view.issue(NAME, where, problem.message, code=_CODES[problem.what])
 
 
 def check_forbidden_items(view: SpecView) -> Iterator[SpecIssue]:
@@ -112,6 +132,31 @@ def check_allowed_disjoint_from_forbidden(view: SpecView) -> Iterator[SpecIssue]
         yield view.issue(
             NAME, ("query", "name"), f"{query!r} is both the query item and forbidden", code="SC107"
         )
+
+
+def check_field_names_pass_the_guard(view: SpecView) -> Iterator[SpecIssue]:
+    """No field name carries a forbidden item or a condition's name as the state guard reads it
+    (folded: ``next_route_hint`` carries ``next_route``, ``state_aware_hint`` a condition): the guard
+    checks every key, so such a field would refuse every state at run time."""
+    contract = view.data(NAME)
+    conditions = view.data("conditions")["conditions"]
+    guard = StateGuard(
+        GuardVocabulary(
+            forbidden=tuple((f["id"], tuple(f["aliases"])) for f in contract["forbidden"]),
+            condition_names=tuple(c["id"] for c in conditions if c.get("retrieval_query") != "none"),
+            condition_codes=tuple(c["code"] for c in conditions),
+        )
+    )
+    for index, field in enumerate(contract["allowed"]):
+        found = guard.forbidden_item_in(str(field["name"]))
+        if found is not None:
+            yield view.issue(
+                NAME,
+                ("allowed", index, "name"),
+                f"state field {field['name']!r} carries forbidden item {found} "
+                "(the guard refuses it as a key, so every state would be refused)",
+                code="SC116",
+            )
 
 
 def check_identifier_pattern(view: SpecView) -> Iterator[SpecIssue]:

@@ -18,6 +18,7 @@ from schemarouter.compiler.semantic_view import SpecView
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.exposure.registry import get_policy
 from schemarouter.runtime.retrieval.strategy import parse_params, strategy_codes
+from schemarouter.runtime.state.sources import source_code
 
 NAME = "conditions"
 
@@ -120,10 +121,10 @@ def _protocol_issues(
 
 
 def check_keep_needs_the_field(view: SpecView) -> Iterator[SpecIssue]:
-    """Keeping the last attempted route reads the state's last_attempted_route_id: the contract must
-    declare it, or the rule would silently keep nothing."""
-    declared = {a.get("name") for a in view.data("state_contract").get("allowed", []) if isinstance(a, dict)}
-    if "last_attempted_route_id" in declared:
+    """Keeping the last attempted route reads the state's field derived from attempt.route_id (#25's
+    last_attempted_route_id): the contract must declare one, or the rule would silently keep nothing."""
+    allowed = [a for a in view.data("state_contract").get("allowed", []) if isinstance(a, dict)]
+    if any(source_code(str(a.get("name")), a.get("source")) == "attempt.route_id" for a in allowed):
         return
     for index, condition in enumerate(view.data(NAME)["conditions"]):
         keep = (condition.get("refresh") or {}).get("keep") or {}
@@ -131,7 +132,8 @@ def check_keep_needs_the_field(view: SpecView) -> Iterator[SpecIssue]:
             yield view.issue(
                 NAME,
                 ("conditions", index, "refresh", "keep", "last_attempted"),
-                "keep.last_attempted needs the state contract to declare last_attempted_route_id",
+                "keep.last_attempted needs the state contract to declare a field derived from "
+                "attempt.route_id (such as last_attempted_route_id)",
                 code="CO119",
             )
 

@@ -34,6 +34,7 @@ from schemarouter.runtime.spec_model import (
     manifest_json,
     read_lock,
 )
+from schemarouter.runtime.state.sources import source_code
 
 COMPILER_VERSION = __version__
 
@@ -122,11 +123,15 @@ def build_compiled_spec(data: dict[str, Any], build: BuildInfo) -> CompiledSpec:
 
 
 def _resolve_values_from(contract: dict[str, Any]) -> dict[str, Any]:
+    """``values_from`` into values, and each field's source: the one it names, or the one its name
+    implies when it names none (a contract written before sources were named; validation refused
+    any other)."""
     contract = copy.deepcopy(contract)
     for field in contract["allowed"]:
-        source = field["type"].get("values_from")
-        if source is not None:
-            field["type"]["values"] = list(contract[source])
+        origin = field["type"].get("values_from")
+        if origin is not None:
+            field["type"]["values"] = list(contract[origin])
+        field["source"] = source_code(field["name"], field.get("source"))
     return contract
 
 

@@ -175,6 +175,7 @@ def _stage(
         )
         fixed = _adopt_core_scalars(staged)
         derive_policy_enum(staged)
+        admit_answer_action(staged)
         report = deviation_report(staged)
         assert report is not None
         write_log(
@@ -234,10 +235,40 @@ def derive_policy_enum(child: ProjectPaths) -> bool:
     return True
 
 
+# agent.yaml's answer_action (runtime/engine/spec.py AgentSpec): a successor's schema admits it, so the
+# successor can record the choice; its agent.yaml keeps the parent's prompts until it sets the key.
+ANSWER_ACTION_SCHEMA = {
+    "type": "string",
+    "enum": ["unnamed", "named"],
+    "description": "named: every prompt names the answer action final_answer (one sentence in the system "
+    "message and a final_answer tool, counted in the prompt tokens); unnamed (absent): the parent's prompts.",
+}
+ANSWER_ACTION_RATIONALE = (
+    "The agent schema admits answer_action (issue #29), added by sr experiment new; the prompts stay the "
+    "parent's until agent.yaml sets it."
+)
+
+
+def admit_answer_action(child: ProjectPaths) -> bool:
+    """Add ``answer_action`` to the child's agent schema when it lacks it; False when it has it already."""
+    path = child.schema_dir / "agent.schema.json"
+    if not path.is_file():
+        return False
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or "answer_action" in properties:
+        return False
+    properties["answer_action"] = ANSWER_ACTION_SCHEMA
+    path.write_text(json.dumps(schema, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return True
+
+
 def _prefilled(difference: Difference, fixed: bool) -> str:
     """The rationale sr experiment new can state for a difference it made itself, else empty."""
     if difference.detail.startswith(("experiment.id:", "protocol.experiment_id:")):
         return IDENTITY_RATIONALE
+    if difference.file == "spec/schema/agent.schema.json" and "answer_action" in difference.detail:
+        return ANSWER_ACTION_RATIONALE
     if fixed and difference.file in ("spec/generator.yaml", "spec/schema/generator.schema.json"):
         return SCALAR_FIX_RATIONALE
     if fixed and difference.kind == "catalog":

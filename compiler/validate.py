@@ -29,9 +29,13 @@ from schemarouter.compiler.schema_validation import check_schema, validate_docum
 from schemarouter.compiler.semantic_view import RegisteredCheck, SpecView
 from schemarouter.compiler.spec_files import load_spec_set
 from schemarouter.project import ProjectPaths
+from schemarouter.registry import Registry
 
 P = "protocol"
-SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (
+# The checks JSON Schema cannot state, by function name, in this order (a closed kind: a check is part
+# of the spec language, not a plugin).
+SEMANTIC_CHECKS: Registry[RegisteredCheck] = Registry("semantic check", group=None)
+for _check in (
     RegisteredCheck((P,), protocol.check_protocol_coherent),
     RegisteredCheck(("experiment", P), checks_surface.check_experiment_identity),
     RegisteredCheck(("experiment", P), checks_surface.check_bootstrap),
@@ -39,6 +43,8 @@ SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (
     RegisteredCheck(("strata", "state_contract", P), checks_surface.check_strata),
     RegisteredCheck(("state_contract", P), checks_state_contract.check_allowed_fields),
     RegisteredCheck(("state_contract", P), checks_state_contract.check_forbidden_items),
+    RegisteredCheck(("state_contract",), checks_state_contract.check_field_kinds_and_sources),
+    RegisteredCheck(("state_contract", "conditions"), checks_state_contract.check_field_names_pass_the_guard),
     RegisteredCheck(("state_contract",), checks_state_contract.check_allowed_disjoint_from_forbidden),
     RegisteredCheck(("state_contract",), checks_state_contract.check_identifier_pattern),
     RegisteredCheck(("state_contract", "conditions"), checks_state_contract.check_serialization_conditions),
@@ -54,7 +60,8 @@ SEMANTIC_CHECKS: tuple[RegisteredCheck, ...] = (
     RegisteredCheck(("gates", "conditions", P), checks_metrics_gates.check_gate_conditions),
     RegisteredCheck(("gates", "metrics", "conditions", P), checks_metrics_gates.check_gate_criteria),
     RegisteredCheck(("retriever",), checks_retriever.check_strategy),
-)
+):
+    SEMANTIC_CHECKS.add(_check.check.__name__, _check, module=_check.check.__module__)
 
 
 @dataclass(frozen=True)
@@ -92,7 +99,7 @@ def collect_issues(paths: ProjectPaths) -> tuple[dict[str, Any], list[SpecIssue]
         if not schema_issues and not document.issues:
             valid[name] = document
     view = SpecView(valid)
-    for registered in SEMANTIC_CHECKS:
+    for registered in (entry.value for entry in SEMANTIC_CHECKS.entries()):
         if view.has(*registered.reads):
             issues.extend(registered.check(view))
     return {name: document.data for name, document in valid.items()}, sorted_issues(issues)

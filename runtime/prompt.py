@@ -174,19 +174,45 @@ class Prompt:
         return parts
 
 
+# The answer action, named in the prompt when agent.yaml says ``answer_action: named`` (issue #29): one
+# sentence at the end of the system message and one more tool after the exposed ones, the same for every
+# model and in every mode (native tools: the ``tools`` field; constrained decoding: the tools block of
+# the system message). Both are counted in the prompt's tokens, the tool in its schema tokens. With
+# ``unnamed`` (absent: 0.14's and 0.16's frozen prompts) neither is there.
+ANSWER_ACTION = "final_answer"
+ANSWER_SENTENCE = (
+    "When the request is done, call final_answer with the values the user asked for as its arguments."
+)
+ANSWER_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": ANSWER_ACTION,
+        "description": "End the task: give the answer to the user's request.",
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": True},
+    },
+}
+ANSWER_TOOL_TEXT = _dumps(ANSWER_TOOL)
+
+
 def build_prompt(
     *,
     system_prompt: str,
     query: str,
     history: tuple[HistoryEntry, ...],
     exposed: ExposedTools | Sequence[Endpoint],
+    answer_action: bool = False,
 ) -> Prompt:
-    """The prompt of one turn. ``exposed`` is a rendered set (:class:`ToolSchemas`) or plain endpoints."""
+    """The prompt of one turn. ``exposed`` is a rendered set (:class:`ToolSchemas`) or plain endpoints;
+    ``answer_action``: name the answer action (``ANSWER_SENTENCE``, ``ANSWER_TOOL``)."""
     tools = exposed if isinstance(exposed, ExposedTools) else ExposedTools.render(exposed)
+    system = f"{system_prompt}\n\n{ANSWER_SENTENCE}" if answer_action else system_prompt
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system_prompt},
+        {"role": "system", "content": system},
         {"role": "user", "content": query},
     ]
     for h in history:
         messages.extend(h.messages)
-    return Prompt(messages=tuple(messages), tools=tools.tools, tool_texts=tools.tool_texts, history=history)
+    schemas, texts = tools.tools, tools.tool_texts
+    if answer_action:
+        schemas, texts = (*schemas, ANSWER_TOOL), (*texts, ANSWER_TOOL_TEXT)
+    return Prompt(messages=tuple(messages), tools=schemas, tool_texts=texts, history=history)

@@ -31,6 +31,11 @@ INTENTS_PER_FILE: Final = 1_000
 PHRASING_CHARS: Final = 1_000
 # Tasks of one generated surface (strata x languages x tasks per cell, from the experiment).
 TASKS_PER_SURFACE: Final = 20_000
+# Items of one set field of a state (`sr retrieve --state`, a judged query's state): more than any
+# catalog registers names for (2,500 operations of an import, a few outputs each).
+STATE_SET_ITEMS: Final = 10_000
+# The value of a count field of a state (attempts): far above any episode's turns.
+STATE_COUNT: Final = 1_000_000
 
 LIMITS: Final[dict[str, int]] = {
     "DOCUMENT_BYTES": DOCUMENT_BYTES,
@@ -42,6 +47,8 @@ LIMITS: Final[dict[str, int]] = {
     "INTENTS_PER_FILE": INTENTS_PER_FILE,
     "PHRASING_CHARS": PHRASING_CHARS,
     "TASKS_PER_SURFACE": TASKS_PER_SURFACE,
+    "STATE_SET_ITEMS": STATE_SET_ITEMS,
+    "STATE_COUNT": STATE_COUNT,
 }
 
 

@@ -25,6 +25,9 @@ import yaml
 
 from schemarouter.runtime.exposure import policy_kinds
 from schemarouter.runtime.spec_model.vocabulary import REFRESH_MODES
+from schemarouter.runtime.state.items import ITEMS
+from schemarouter.runtime.state.kinds import SHAPES
+from schemarouter.runtime.state.sources import SOURCES
 
 TREATMENT, COMPARATOR = "SR-5-STATE-AWARE", "SR-PROGRESSIVE-STATIC"
 BLOCKED_FIELDS = {
@@ -98,14 +101,13 @@ def widen_schemas(spec: Path) -> None:
     path = spec / "schema" / "state_contract.schema.json"
     schema = _json(path)
     field_type = schema["$defs"]["field_type"]
-    field_type["properties"]["kind"]["enum"] = [
-        "set",
-        "enum",
-        "optional_enum",
-        "boolean",
-        "optional",
-        "count",
-    ]
+    field_type["properties"]["kind"]["enum"] = list(SHAPES)
+    field_type["properties"]["items"]["enum"] = list(ITEMS)
+    state_field = schema["$defs"]["state_field"]["properties"]
+    state_field["source"] = {
+        "enum": list(SOURCES),
+        "description": "The typed fact the field is derived from.",
+    }
     field_type["allOf"].append(
         {"if": {"properties": {"kind": {"const": "optional"}}}, "then": {"required": ["items"]}}
     )

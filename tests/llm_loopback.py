@@ -65,10 +65,16 @@ def send_json(
     handler.wfile.write(body)
 
 
+class _Server(ThreadingHTTPServer):
+    # Episodes in flight connect at once (`sr run --concurrency 32`); the default backlog of 5 would
+    # have the kernel reset the rest.
+    request_queue_size = 256
+
+
 @contextmanager
 def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     """``handler`` on a free loopback port for the block; yields the server's base URL (``.../v1``)."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd = _Server(("127.0.0.1", 0), handler)
     # A short poll interval: shutdown() waits for the next poll (0.5 s by default), on every test.
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()

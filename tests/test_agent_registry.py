@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from registry_support import scratch
 from rich.console import Console
 from run_support import frozen_project
 
@@ -41,7 +42,7 @@ def test_the_built_in_agents_are_discovered_from_their_own_modules() -> None:
 def test_an_unknown_agent_or_one_without_settings_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(SchemaRouterError, match="unknown agent 'nope'; known: "):
         make_agent("nope", task=None, catalog=(), settings=None)  # type: ignore[arg-type]
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    scratch(monkeypatch, registry.AGENTS)
     register_agent("bare")(lambda **kwargs: GiveUpAgent("x"))
     with pytest.raises(SchemaRouterError, match=r"no section in agent\.yaml and declares no defaults"):
         make_agent("bare", task=None, catalog=(), settings=None)  # type: ignore[arg-type]
@@ -50,7 +51,7 @@ def test_an_unknown_agent_or_one_without_settings_is_one_clear_error(monkeypatch
 def test_a_new_agent_runs_on_the_frozen_experiment_with_its_declared_defaults(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    scratch(monkeypatch, registry.AGENTS)
 
     @register_agent("give-up", defaults={"text": "I cannot help with that."})
     def _give_up(

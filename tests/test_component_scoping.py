@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from registry_support import scratch
 from run_support import recorded_project
 
 from schemarouter.application.run import RunRequest, run_experiment
@@ -52,9 +53,7 @@ def _outputs(run_dir: Path) -> dict[str, Any]:
 
 def _register_successor_modules(monkeypatch: pytest.MonkeyPatch) -> None:
     strategy_codes()  # the built-ins first, then a copy of each registry that the test may extend
-    monkeypatch.setattr(metric_registry, "_REGISTRY", dict(metric_registry._REGISTRY))
-    monkeypatch.setattr(statistic_registry, "_REGISTRY", dict(statistic_registry._REGISTRY))
-    monkeypatch.setattr(strategy_registry, "_REGISTRY", dict(strategy_registry._REGISTRY))
+    scratch(monkeypatch, metric_registry.METRICS, statistic_registry.STATISTICS, strategy_registry.STRATEGIES)
 
     @metric("turns_used")
     def turns_used(view: EpisodeView) -> int:
@@ -91,7 +90,7 @@ def test_modules_registered_for_a_successor_change_no_byte_of_0_14(
     before = run_experiment(paths, RunRequest(run_dir=tmp_path / "before", **SCOPE))  # type: ignore[arg-type]
     assert before.exit_code == 0
     _register_successor_modules(monkeypatch)
-    assert "turns_used" in metric_registry._REGISTRY and "reversed_ids" in strategy_codes()
+    assert "turns_used" in metric_registry.METRICS and "reversed_ids" in strategy_codes()
     after = run_experiment(paths, RunRequest(run_dir=tmp_path / "after", **SCOPE))  # type: ignore[arg-type]
     assert after.exit_code == 0
     old, new = _outputs(before.run_dir), _outputs(after.run_dir)

@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 from extras import require_executable, require_module
 from jsonschema import Draft202012Validator
+from registry_support import scratch
 from run_support import REPO, recorded_project
 from typer.testing import CliRunner
 
 from schemarouter.application.schemas import load_schema
 from schemarouter.cli.app import app
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.diagnostics.causes import CAUSE_IDS
 from schemarouter.runtime.diagnostics.compare import compare_runs
 from schemarouter.runtime.diagnostics.intervals import RatioColumns
@@ -244,7 +246,7 @@ def test_a_registered_html_section_takes_its_place_in_the_page_and_its_navigatio
     from schemarouter.runtime.report import html_section_registry as registry
     from schemarouter.runtime.report.html import render_html
 
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    scratch(monkeypatch, registry.HTML_SECTIONS)
 
     @registry.html_section("verdict-note", order=15, title="Notes <on> the verdict", nav="Notes")
     def _notes(report: dict[str, Any]) -> str:
@@ -256,7 +258,8 @@ def test_a_registered_html_section_takes_its_place_in_the_page_and_its_navigatio
     assert '<a href="#verdict-note">Notes</a>' in page
     assert "<h2>Notes &lt;on&gt; the verdict</h2>" in page
     assert f"<p>{len(scored['report']['gate']['by_catalog'])} catalog sizes</p>" in page
-    with pytest.raises(ValueError, match="registered twice"):
+    twice = r"'gate' is registered twice: by schemarouter\.runtime\.report\.html and by test_diagnostics"
+    with pytest.raises(SchemaRouterError, match=twice):
         registry.html_section("gate", order=10, title="Gate")(lambda report: "")
     with pytest.raises(ValueError, match="lowercase letters"):
         registry.html_section("Bad Id", order=1, title="x")

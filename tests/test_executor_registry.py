@@ -37,7 +37,10 @@ def test_an_unknown_code_is_one_line_naming_the_known_ones() -> None:
 
 def test_a_code_is_taken_once() -> None:
     assert "local" in executor_codes()  # discovered first, so the second registration is the one refused
-    with pytest.raises(ValueError, match="'local' is already registered"):
+    with pytest.raises(
+        SchemaRouterError,
+        match=r"executor 'local' is registered twice: by schemarouter.runtime\.run\.executors\.local and by ",
+    ):
         register_executor("local")(lambda options: LocalExecutor(options))
 
 

@@ -3,11 +3,14 @@ retrievers: each is deterministic, and the defaults are 0.14's replace."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from schemarouter.runtime.exposure import StateRefresh
 from schemarouter.runtime.spec_model.conditions import KeepRule
 from schemarouter.runtime.state import ObservableState
+from schemarouter.runtime.state.declaration import declarations
+from schemarouter.runtime.state.guard import install_guard, installed_guard
 
 ORIGINAL = tuple(f"o{i:02d}" for i in range(40))
 STATE = ObservableState.initial().with_task_incomplete(True)
@@ -36,6 +39,23 @@ class Research:
         self.depths.append(k)
         tag = "a" if state.task_incomplete else "b"
         return Call(query, tuple(f"{tag}{i:02d}" for i in range(k)))
+
+
+def _attempted(route_id: str) -> ObservableState:
+    """A state after a refused attempt at ``route_id``, under a contract that declares a field derived
+    from attempt.route_id (named otherwise than #25's, to show the policy reads the source)."""
+    before = installed_guard()
+    assert before is not None
+    optional_route = {"kind": "optional", "items": "route_id"}
+    tried = {"name": "tried_route", "type": optional_route, "source": "attempt.route_id"}
+    routes = declarations({"allowed": [tried]})
+    install_guard(dataclasses.replace(before.vocabulary, fields=(*before.vocabulary.fields, *routes)))
+    try:
+        state = ObservableState.initial().after_blocked(route_id, "UNEXPOSED")
+    finally:
+        install_guard(before.vocabulary)
+    assert state.tried_route == route_id and state.task_incomplete
+    return state
 
 
 def _policy(research: Research | None = None, **kw: object) -> StateRefresh:
@@ -93,31 +113,15 @@ def test_add_never_repeats_a_route() -> None:
 
 
 def test_replace_keep_keeps_the_original_top_and_the_last_attempted_route() -> None:
-    class Attempted:
-        """A stand-in state whose contract declares last_attempted_route_id."""
-
-        task_incomplete = True
-        last_attempted_route_id = ORIGINAL[4]
-
-        def canonical_json(self) -> str:
-            return "{}"
-
     research = Research()
     policy = _policy(research, mode="replace_keep", keep=KeepRule(original_top=2, last_attempted=True))
-    policy.after_tool_turn(True, Attempted())  # type: ignore[arg-type]
+    policy.after_tool_turn(True, _attempted(ORIGINAL[4]))
     assert policy.exposed == (ORIGINAL[0], ORIGINAL[1], ORIGINAL[4], *(f"a{i:02d}" for i in range(5)))
 
 
 def test_replace_keep_keeps_nothing_not_exposed() -> None:
-    class Attempted:
-        task_incomplete = True
-        last_attempted_route_id = "never.shown"
-
-        def canonical_json(self) -> str:
-            return "{}"
-
     policy = _policy(mode="replace_keep", keep=KeepRule(original_top=1, last_attempted=True))
-    policy.after_tool_turn(True, Attempted())  # type: ignore[arg-type]
+    policy.after_tool_turn(True, _attempted("never.shown"))
     assert policy.exposed == (ORIGINAL[0], *(f"a{i:02d}" for i in range(5)))
 
 

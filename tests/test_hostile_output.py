@@ -211,6 +211,7 @@ WRITERS = (
         ("bench", "retrieval", "--surface", "dev", "--study-out", "{target}"),
         "file",
     ),
+    Writer("bench serve", "--out", ("bench", "serve", "--out", "{target}"), "directory"),
     Writer("export", "--out", ("export", _FAKE, "--format", "csv", "--out", "{target}"), "directory"),
     Writer("score", "--out", ("score", _FAKE, "--out", "{target}"), "directory"),
     Writer(

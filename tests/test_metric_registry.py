@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from registry_support import scratch
 
 from schemarouter.compiler import compile_project
+from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.engine.metrics import registry
 from schemarouter.runtime.engine.metrics.registry import EpisodeView, metric, registered_metrics
@@ -34,7 +36,7 @@ def test_a_new_metric_registers_where_it_is_defined_and_is_computed(monkeypatch:
     from schemarouter.runtime.engine.metrics import episode_metrics
     from schemarouter.runtime.surface import load_surface
 
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    scratch(monkeypatch, registry.METRICS)
 
     @metric("final_answer_turns")
     def final_answer_turns(view: EpisodeView) -> int:
@@ -63,8 +65,8 @@ def test_a_new_metric_registers_where_it_is_defined_and_is_computed(monkeypatch:
 
 
 def test_registering_one_id_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
-    with pytest.raises(ValueError, match="registered twice"):
+    scratch(monkeypatch, registry.METRICS)
+    with pytest.raises(SchemaRouterError, match="registered twice"):
         metric("task_pass")(lambda view: 0)
 
 

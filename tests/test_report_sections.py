@@ -6,7 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from registry_support import scratch
 
+from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.report import section_registry
 from schemarouter.runtime.report.markdown import render_markdown
 from schemarouter.runtime.report.section_registry import SectionContext, registered_sections, report_section
@@ -22,20 +24,20 @@ def test_the_built_in_sections_come_in_their_documented_order() -> None:
 
 
 def test_a_new_section_lands_at_its_order(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(section_registry, "_REGISTRY", dict(section_registry._REGISTRY))
+    scratch(monkeypatch, section_registry.SECTIONS)
 
     @report_section("tokens_note", order=55)  # between the differences (50) and latency (60)
     def _note(ctx: SectionContext) -> list[str]:
         return ["## Note", "", f"{len(ctx.catalogs)} catalog sizes.", ""]
 
-    with pytest.raises(ValueError, match="registered twice"):
+    with pytest.raises(SchemaRouterError, match="registered twice: by test_report_sections and by"):
         report_section("tokens_note", order=1)(lambda ctx: [])
     codes = [s.code for s in registered_sections()]
     assert codes.index("differences") < codes.index("tokens_note") < codes.index("latency")
 
 
 def test_render_markdown_is_the_sections_joined(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(section_registry, "_REGISTRY", {})
+    scratch(monkeypatch, section_registry.SECTIONS, empty=True)
     report_section("b", order=2)(lambda ctx: ["second"])
     report_section("a", order=1)(lambda ctx: ["first", ""])
     report = {"scope": {"catalogs": [100]}}

@@ -11,25 +11,48 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hostile_support import load_cases
 
 from schemarouter.runtime.catalog.io import load_catalog_with_digest
 from schemarouter.runtime.state import ContractViolation, ObservableState
-from schemarouter.runtime.state.contract import DECLARABLE_FIELDS, STATE_FIELDS
+from schemarouter.runtime.state.declaration import FieldDeclaration, declarations
 from schemarouter.runtime.state.guard import install_guard, installed_guard
 from schemarouter.runtime.state.state_file import Vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
 ROUTE = "calendar.events.attendees.add.v2"
 BLOCKED_CASES = load_cases("state_blocked")
+# The three blocked-call fields as a successor's contract declares them (scripts/variants_successor.py).
+BLOCKED_FIELDS: tuple[FieldDeclaration, ...] = declarations(
+    {
+        "allowed": [
+            {"name": "last_attempted_route_id", "type": {"kind": "optional", "items": "route_id"}},
+            {"name": "missing_input_semantic_ids", "type": {"kind": "set", "items": "semantic_id"}},
+            {"name": "attempt_count", "type": {"kind": "count"}},
+        ]
+    }
+)
+STATE_FIELDS = tuple(
+    a["name"]
+    for a in yaml.safe_load((REPO / "spec" / "0.14" / "state_contract.yaml").read_text(encoding="utf-8"))[
+        "allowed"
+    ]
+)
+
+
+def _with_fields(*fields: FieldDeclaration) -> Any:
+    before = installed_guard()
+    assert before is not None
+    return dataclasses.replace(before.vocabulary, fields=(*before.vocabulary.fields, *fields))
 
 
 @pytest.fixture
 def declared() -> Iterator[None]:
-    """The installed contract, plus the three declarable fields (as a successor's would declare them)."""
+    """The installed contract, plus the three blocked-call fields (as a successor's would declare them)."""
     before = installed_guard()
     assert before is not None
-    install_guard(dataclasses.replace(before.vocabulary, declared_fields=DECLARABLE_FIELDS))
+    install_guard(_with_fields(*BLOCKED_FIELDS))
     yield
     install_guard(before.vocabulary)
 
@@ -43,8 +66,16 @@ def _blocked(**fields: Any) -> dict[str, Any]:
         missing_input_semantic_ids=["calendar.event_id"],
         attempt_count=1,
     )
-    base.update(fields)
+    base.update({key: _expanded(value) for key, value in fields.items()})
     return base
+
+
+def _expanded(value: Any) -> Any:
+    """``{"@repeat": [item, n]}`` as a list of ``n`` copies of ``item`` (long inputs, written short)."""
+    if isinstance(value, dict) and set(value) == {"@repeat"}:
+        item, times = value["@repeat"]
+        return [item] * times
+    return value
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +106,8 @@ def test_declared_a_refusal_is_observable(declared: None) -> None:
 
 
 def test_at_least_twenty_cases_aimed_at_the_new_fields() -> None:
-    assert len([c for c in BLOCKED_CASES if "violation" in c]) >= 20
+    # 26 refused cases came with the fields (issue #25), 28 more when the fields came from the contract.
+    assert len([c for c in BLOCKED_CASES if "violation" in c]) >= 26 + 20
 
 
 @pytest.mark.parametrize("case", BLOCKED_CASES, ids=[c["id"] for c in BLOCKED_CASES])
@@ -104,7 +136,7 @@ def _hostile_names() -> list[tuple[str, str]]:
             continue
         if not isinstance(data, dict):
             continue
-        for key in STATE_FIELDS[:3]:
+        for key in STATE_FIELDS:  # every list field of 0.14's contract a case puts a name in
             for value in data.get(key, []) if isinstance(data.get(key), list) else []:
                 if isinstance(value, str):
                     found.append((case["id"], value))
@@ -138,10 +170,11 @@ def test_one_state_has_each_contracts_text_in_one_process() -> None:
     assert before is not None
     state = ObservableState.initial().with_task_incomplete(False)
     parent_text = state.canonical_json()
-    install_guard(dataclasses.replace(before.vocabulary, declared_fields=("missing_input_semantic_ids",)))
+    install_guard(_with_fields(BLOCKED_FIELDS[1]))
     try:
         successor = ObservableState.initial().with_task_incomplete(False)
-        assert successor == state  # equal models: the memo must not hand back the parent's text
+        assert successor.model_dump() == {**state.model_dump(), "missing_input_semantic_ids": ()}
+        assert successor != state  # equal values, but each state knows its contract's fields
         assert json.loads(successor.canonical_json())["missing_input_semantic_ids"] == []
     finally:
         install_guard(before.vocabulary)

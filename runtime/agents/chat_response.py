@@ -10,6 +10,8 @@ Every part of ``choices[0]`` is read:
   engine runs: one gated call per turn), more than one call is a violation, a ``BadOutput`` naming
   the count, which the engine gates and records as a failed turn;
 * text beside a tool call is kept in the record, the call is the decision;
+* a call of ``final_answer`` is the final answer when the prompt offered it as a tool (agent.yaml
+  ``answer_action: named``); otherwise it is a call like any other, which the gate judges;
 * the legacy ``function_call`` is read only when there is no ``tool_calls`` and ``finish_reason`` is
   ``function_call`` (llama.cpp fills it with a wrong name beside ``tool_calls``).
 """
@@ -20,6 +22,7 @@ import json
 from typing import Any
 
 from schemarouter.runtime.agents.protocol import BadOutput, CannotProceed, Decision, FinalAnswer, ToolCall
+from schemarouter.runtime.prompt import ANSWER_ACTION
 
 
 def _raw(value: Any) -> str:
@@ -60,7 +63,15 @@ def parse_response(response: dict[str, Any], exposed_names: set[str], constraine
             tool_name=names[0] if names[0] != "None" else None,
         )
     if tool_calls:
-        return _parse_call(tool_calls[0])
+        decision = _parse_call(tool_calls[0])
+        if (
+            isinstance(decision, ToolCall)
+            and decision.tool_name == ANSWER_ACTION
+            and ANSWER_ACTION in exposed_names
+        ):
+            # The prompt named the answer action as a tool (agent.yaml answer_action: named).
+            return FinalAnswer(text=json.dumps(decision.arguments, ensure_ascii=False))
+        return decision
     if finish == "length":
         return BadOutput(
             error="the output was cut off at max_tokens (finish_reason length)", raw=content[:2000]

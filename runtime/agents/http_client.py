@@ -11,6 +11,7 @@ from __future__ import annotations
 import email.utils
 import json
 import random
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from typing import Any
 import httpx
 
 from schemarouter.errors import SchemaRouterError
+from schemarouter.runtime.agents import traffic
 
 # A server asking for more than this is treated as asking for this much (a run should not stall for hours).
 MAX_RETRY_AFTER_S = 120.0
@@ -66,7 +68,11 @@ def backoff_delay(attempt: int, base_s: float, rng: random.Random) -> float:
 
 @dataclass
 class ChatClient:
-    """POSTs bodies to ``{base_url}/chat/completions`` and returns the JSON object answered."""
+    """POSTs bodies to ``{base_url}/chat/completions`` and returns the JSON object answered.
+
+    Safe to share between the threads of one process (``sr run --concurrency``): ``httpx.Client`` is
+    thread-safe and pools connections for all of them; ``post`` returns its own attempt count, so no
+    caller reads another thread's attempts off the shared ``calls`` total."""
 
     base_url: str
     transport: Transport = field(default_factory=Transport)
@@ -74,20 +80,28 @@ class ChatClient:
     sleep: Callable[[float], None] = time.sleep
     # Jitter is transport timing only; it never reaches an output.
     rng: random.Random = field(default_factory=random.Random)
-    calls: int = 0  # HTTP attempts made
+    calls: int = 0  # HTTP attempts made, by every thread
+    # Connections open and kept alive at most: enough for every episode a process keeps in flight
+    # (`sr run --concurrency`, at most 512; httpx's default of 100 would queue the rest).
+    max_connections: int = 512
     _client: httpx.Client | None = field(default=None, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
     @property
     def url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
 
     def client(self) -> httpx.Client:
-        if self._client is None:
-            headers = {"Content-Type": "application/json"}
-            if self.api_key:
-                headers["Authorization"] = f"Bearer {self.api_key}"
-            self._client = httpx.Client(timeout=self.transport.timeout_s, headers=headers)
-        return self._client
+        with self._lock:
+            if self._client is None:
+                headers = {"Content-Type": "application/json"}
+                if self.api_key:
+                    headers["Authorization"] = f"Bearer {self.api_key}"
+                limits = httpx.Limits(
+                    max_connections=self.max_connections, max_keepalive_connections=self.max_connections
+                )
+                self._client = httpx.Client(timeout=self.transport.timeout_s, headers=headers, limits=limits)
+            return self._client
 
     def close(self) -> None:
         if self._client is not None:
@@ -95,14 +109,21 @@ class ChatClient:
             self._client = None
 
     def post(self, body: bytes) -> dict[str, Any]:
+        return self.post_counted(body)[0]
+
+    def post_counted(self, body: bytes) -> tuple[dict[str, Any], int]:
+        """The answer and the number of HTTP attempts this call made."""
         last_error = "no attempt"
         connected = False  # did any attempt reach the server?
         for attempt in range(self.transport.retries + 1):
-            self.calls += 1
+            with self._lock:
+                self.calls += 1
             wait: float | None = None
             try:
-                response = self.client().post(self.url, content=body)
+                with traffic.request_in_flight():
+                    response = self.client().post(self.url, content=body)
             except httpx.TransportError as err:
+                traffic.record_error()
                 last_error = _transport_error(err)
                 connected = connected or not isinstance(err, httpx.ConnectError)
             else:
@@ -114,9 +135,12 @@ class ChatClient:
                         last_error = "the response is not JSON"
                     else:
                         if isinstance(data, dict):
-                            return data
+                            traffic.record_answer(data.get("usage"))
+                            return data, attempt + 1
                         last_error = "the response is not a JSON object"
+                    traffic.record_error()
                 else:
+                    traffic.record_error()
                     last_error = f"HTTP {response.status_code}"
                     if response.status_code != 429 and response.status_code < 500:
                         break  # a client error does not heal on retry

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,11 +31,13 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.agents.call_cache import CallCache, open_call_cache
 from schemarouter.runtime.agents.chat_response import parse_response
 from schemarouter.runtime.agents.http_client import ChatClient, ModelServerError, Transport
-from schemarouter.runtime.agents.model_cache import ServerScope, serialize_request
+from schemarouter.runtime.agents.model_cache import SerializedRequest, ServerScope, serialize_request
 from schemarouter.runtime.agents.protocol import AgentView, Decision
 from schemarouter.runtime.agents.registry import register_agent
 from schemarouter.runtime.agents.server_templates import results_as_text_needed
+from schemarouter.runtime.agents.single_flight import SingleFlight
 from schemarouter.runtime.agents.transcript import text_transcript, tool_results_as_text
+from schemarouter.runtime.prompt import ANSWER_ACTION
 
 if TYPE_CHECKING:
     from schemarouter.runtime.agents.catalog_view import AgentCatalog
@@ -49,6 +52,7 @@ __all__ = [
     "constrained_schema",
     "epoch_seed",
     "openai_agent_from",
+    "openai_settings",
     "parse_response",
 ]
 
@@ -148,6 +152,7 @@ def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]])
             "required": ["action", "arguments"],
         }
         for t in tools
+        if t["function"]["name"] != ANSWER_ACTION  # the answer's own branch follows
     ]
     branches.append(
         {
@@ -163,6 +168,40 @@ def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]])
 
 
 @dataclass
+class ModelLink:
+    """What the episodes of one process share with a server: the HTTP client (its connection pool),
+    the call cache, the server's last fingerprint and the single-flight map. Episodes in flight on
+    several threads each have their own agent (and their own call records) over one link."""
+
+    client: ChatClient
+    cache: CallCache | None
+    use_cache: bool = True
+    live_fingerprint: str | None = None  # the last system_fingerprint the live server returned
+    flights: SingleFlight = field(default_factory=SingleFlight)
+
+    def answer(self, scope: ServerScope, serialized: SerializedRequest) -> tuple[dict[str, Any], bool, int]:
+        """The response, whether it came from the cache, and the HTTP attempts made for it."""
+        cache = self.cache if self.use_cache else None
+        if cache is None:
+            response, attempts = self.client.post_counted(serialized.body)
+            self._saw(response)
+            return response, False, attempts
+        with self.flights.leader(scope.key(serialized)):
+            hit = cache.get(scope, serialized, live_fingerprint=self.live_fingerprint)
+            if hit is not None:
+                return hit, True, 0
+            answered, attempts = self.client.post_counted(serialized.body)
+            self._saw(answered)
+            cache.put(scope, serialized, answered)
+            return answered, False, attempts
+
+    def _saw(self, response: dict[str, Any]) -> None:
+        fingerprint = response.get("system_fingerprint")
+        if isinstance(fingerprint, str):
+            self.live_fingerprint = fingerprint
+
+
+@dataclass
 class OpenAIAgent:
     settings: OpenAISettings
     cache: CallCache | None = None
@@ -170,45 +209,46 @@ class OpenAIAgent:
     records: list[CallRecord] = field(default_factory=list)
     name: str = "openai"
     client: ChatClient | None = None
-    live_fingerprint: str | None = None  # the last system_fingerprint the live server returned
+    link: ModelLink | None = None  # shared by the episodes of a process; built from the above if None
 
     def __post_init__(self) -> None:
-        if self.client is None:
-            self.client = ChatClient(
+        if self.link is None:
+            client = self.client or ChatClient(
                 base_url=self.settings.base_url,
                 transport=self.settings.transport,
                 api_key=self.settings.api_key,
             )
+            self.link = ModelLink(client=client, cache=self.cache, use_cache=self.use_cache)
+        self.client = self.link.client
+
+    @property
+    def live_fingerprint(self) -> str | None:
+        assert self.link is not None
+        return self.link.live_fingerprint
+
+    @live_fingerprint.setter
+    def live_fingerprint(self, value: str | None) -> None:
+        assert self.link is not None
+        self.link.live_fingerprint = value
 
     @property
     def server_calls(self) -> int:
-        assert self.client is not None
-        return self.client.calls
+        assert self.link is not None
+        return self.link.client.calls
 
     def decide(self, view: AgentView) -> Decision:
-        assert self.client is not None
+        assert self.link is not None
         request = build_request(self.settings, view)
         # One serialization per call: the cache key, the stored text and the body all come from it.
         serialized = serialize_request(request, view.prompt.tool_texts if "tools" in request else None)
-        calls_before = self.client.calls
-        cache = self.cache if self.use_cache else None
-        scope = self.settings.scope
-        response = cache.get(scope, serialized, live_fingerprint=self.live_fingerprint) if cache else None
-        cached = response is not None
-        if response is None:
-            response = self.client.post(serialized.body)
-            fingerprint = response.get("system_fingerprint")
-            if isinstance(fingerprint, str):
-                self.live_fingerprint = fingerprint
-            if cache is not None:
-                cache.put(scope, serialized, response)
+        response, cached, attempts = self.link.answer(self.settings.scope, serialized)
         choice = _first_choice(response)
         message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
         calls = message.get("tool_calls") if isinstance(message, dict) else None
         self.records.append(
             CallRecord(
                 cached=cached,
-                server_calls=self.client.calls - calls_before,
+                server_calls=attempts,
                 usage=response.get("usage"),
                 model=response.get("model"),
                 system_fingerprint=response.get("system_fingerprint"),
@@ -236,7 +276,22 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
     ``cache_path``
     (SQLite file; omitted means no cache), ``no_cache`` (neither read nor write the cache).
     """
-    merged = {**spec, **{k: v for k, v in options.items() if v is not None}}
+    merged = _merged(spec, options)
+    cache_path = merged.get("cache_path")
+    no_cache = bool(merged.get("no_cache", False))
+    # --no-cache opens no cache at all, so not even an empty cache file is written.
+    cache = open_call_cache(Path(cache_path)) if cache_path and not no_cache else None
+    settings = openai_settings(spec, options)
+    return OpenAIAgent(settings=settings, cache=cache, use_cache=not no_cache)
+
+
+def _merged(spec: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+    return {**spec, **{k: v for k, v in options.items() if v is not None}}
+
+
+def openai_settings(spec: dict[str, Any], options: dict[str, Any]) -> OpenAISettings:
+    """The settings of spec/agent.yaml ``openai`` overridden by the run's options."""
+    merged = _merged(spec, options)
     if merged.get("parallel_tool_calls", False):
         raise SchemaRouterError(
             "openai agent: parallel_tool_calls true is not supported: the engine gates one call per "
@@ -244,7 +299,7 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
         )
     api_key_env = merged.get("api_key_env") or ""
     top_p = merged.get("top_p")
-    settings = OpenAISettings(
+    return OpenAISettings(
         base_url=str(merged["base_url"]),
         model=str(merged["model"]),
         api_key=os.environ.get(api_key_env) if api_key_env else None,
@@ -261,23 +316,33 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
         epoch=int(merged.get("epoch", 1)),
         server_id=merged.get("server_id"),
     )
-    cache_path = merged.get("cache_path")
-    no_cache = bool(merged.get("no_cache", False))
-    # --no-cache opens no cache at all, so not even an empty cache file is written.
-    cache = open_call_cache(Path(cache_path)) if cache_path and not no_cache else None
-    return OpenAIAgent(settings=settings, cache=cache, use_cache=not no_cache)
 
 
-_OPENAI_AGENTS: dict[tuple[tuple[str, Any], ...], OpenAIAgent] = {}
+_LINKS: dict[tuple[tuple[str, Any], ...], ModelLink] = {}
+_LINKS_LOCK = threading.Lock()
+# A forked worker opens its own connections and cache handle: sharing the parent's sockets would let two
+# processes read each other's responses (the parent may have called the server in an earlier run).
+os.register_at_fork(after_in_child=_LINKS.clear)
 
 
 @register_agent("openai")
 def _openai(
     *, task: Task, catalog: AgentCatalog, settings: Mapping[str, Any], options: dict[str, Any]
 ) -> OpenAIAgent:
-    """One client per process, settings and epoch, so its call cache and counters span the whole run."""
+    """A fresh agent per episode (its own call records, so episodes on several threads never read each
+    other's) over one link per process, settings and epoch: one client, one cache, counters for the
+    whole run."""
     key = tuple(sorted(options.items()))
-    agent = _OPENAI_AGENTS.get(key)
-    if agent is None:
-        agent = _OPENAI_AGENTS[key] = openai_agent_from(dict(settings), options)
-    return agent
+    with _LINKS_LOCK:
+        link = _LINKS.get(key)
+        if link is None:
+            first = openai_agent_from(dict(settings), options)
+            assert first.link is not None
+            link = _LINKS[key] = first.link
+            return first
+    return OpenAIAgent(
+        settings=openai_settings(dict(settings), options),
+        cache=link.cache,
+        use_cache=link.use_cache,
+        link=link,
+    )

@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from schemarouter.discovery import import_modules
 from schemarouter.errors import SchemaRouterError
+from schemarouter.registry import Registry
 from schemarouter.runtime.agents.protocol import Agent
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.surface.model import Task
@@ -36,6 +36,8 @@ _NOT_AGENTS = frozenset(
         "chat_response",
         "transcript",
         "server_templates",
+        "traffic",
+        "single_flight",
     }
 )
 
@@ -53,34 +55,30 @@ class RegisteredAgent:
     defaults: Mapping[str, Any] | None  # settings when agent.yaml has no section for it
 
 
-_REGISTRY: dict[str, RegisteredAgent] = {}
+# The built-in agents are the modules of this package; installed packages add theirs through the
+# ``schemarouter.agents`` entry points.
+AGENTS: Registry[RegisteredAgent] = Registry(
+    "agent", group="agents", package="schemarouter.runtime.agents", skip=_NOT_AGENTS
+)
 
 
 def register_agent(
     name: str, *, defaults: Mapping[str, Any] | None = None
 ) -> Callable[[AgentFactory], AgentFactory]:
     def wrap(factory: AgentFactory) -> AgentFactory:
-        _REGISTRY[name] = RegisteredAgent(name, factory, defaults)
+        module = str(getattr(factory, "__module__", ""))
+        AGENTS.add(name, RegisteredAgent(name, factory, defaults), module=module)
         return factory
 
     return wrap
 
 
-def _load() -> None:
-    import_modules("schemarouter.runtime.agents", skip=_NOT_AGENTS)
-
-
 def agent_names() -> list[str]:
-    _load()
-    return sorted(_REGISTRY)
+    return AGENTS.names()
 
 
 def registered_agent(name: str) -> RegisteredAgent:
-    _load()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise SchemaRouterError(f"unknown agent {name!r}; known: {', '.join(agent_names())}") from None
+    return AGENTS.get(name)
 
 
 def make_agent(

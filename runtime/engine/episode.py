@@ -28,7 +28,7 @@ from schemarouter.runtime.engine.trace import (
 )
 from schemarouter.runtime.exposure import ExposurePolicy, PolicyInputs, build_policy
 from schemarouter.runtime.policy import Allow, PolicyGate, execute_allowed
-from schemarouter.runtime.prompt import HistoryEntry, build_prompt
+from schemarouter.runtime.prompt import ANSWER_ACTION, HistoryEntry, build_prompt
 from schemarouter.runtime.simulator.calls import ExecutedCall
 from schemarouter.runtime.simulator.result import ToolResult
 from schemarouter.runtime.state import ObservableState
@@ -152,7 +152,10 @@ class _Episode:
         self.agent = agent
         self.world = task.hidden.world
         self.query = task.visible().query
-        self.state = _initial_state()  # immutable; task_incomplete is True in the initial state
+        self.state = _initial_state()  # immutable
+        # The engine's deterministic flag; the state carries it where its contract declares a field
+        # derived from engine.task_incomplete (0.14's task_incomplete).
+        self.task_incomplete = True
         self.milestones = 0  # milestones reached by the executed calls so far
         self.executed: list[ExecutedCall] = []
         self.executed_turns: list[tuple[int, ExecutedCall]] = []  # (turn, call), for the metrics
@@ -164,14 +167,20 @@ class _Episode:
 
     def loop(self) -> str:
         engine = self.resources.engine_spec
+        answer = self.resources.agent_spec.answer_action == "named"
         no_progress = 0
         for turn in range(1, engine.max_model_turns + 1):
             tools = self.cat.exposed(self.policy.exposed)
             history = tuple(self.history)
             prompt = build_prompt(
-                system_prompt=engine.system_prompt, query=self.query, history=history, exposed=tools
+                system_prompt=engine.system_prompt,
+                query=self.query,
+                history=history,
+                exposed=tools,
+                answer_action=answer,
             )
-            tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts, tools_key=tools)
+            key: Any = (tools, ANSWER_ACTION) if answer else tools
+            tokens = self.resources.counter.prompt(prompt.token_parts(), prompt.tool_texts, tools_key=key)
             records_before = len(getattr(self.agent, "records", ()))
             decision = self.agent.decide(AgentView(turn, prompt, tools.endpoints, history, tools))
             model_call = self._model_call(records_before)
@@ -182,7 +191,7 @@ class _Episode:
                 "retrieval_calls": [c.audit_dict() for c in self.pending_retrievals],
                 "schema_tokens": tokens.schema_tokens,
                 "input_tokens": tokens.input_tokens,
-                "after_tool_turn_recall": self.after_tool_turn and self.state.task_incomplete,
+                "after_tool_turn_recall": self.after_tool_turn and self.task_incomplete,
                 "model_call": model_call,
             }
             self.pending_retrievals = []
@@ -208,7 +217,7 @@ class _Episode:
             no_progress = 0 if progressed else no_progress + 1
             if no_progress >= engine.max_consecutive_no_progress_turns:
                 return "no_progress"
-            if turn < engine.max_model_turns and self.state.task_incomplete:
+            if turn < engine.max_model_turns and self.task_incomplete:
                 # Refresh or widen only when another decision point follows.
                 self.pending_retrievals = self.policy.after_tool_turn(True, self.state)
         return "max_turns"
@@ -278,7 +287,8 @@ class _Episode:
             model_view = {"status": "error", "error": error_class}
         after = self.milestones = milestones_reached(self.task, self.executed)
         incomplete = after < self.task_milestones_total
-        if self.state.task_incomplete is not incomplete:  # the state is immutable: rebuild only on change
+        if self.task_incomplete is not incomplete:  # the state is immutable: rebuild only on change
+            self.task_incomplete = incomplete
             self.state = self.state.with_task_incomplete(incomplete)
         self.history.append(
             HistoryEntry(

@@ -5,7 +5,7 @@ never dropped, and the documentation-only keys (rationale, definition) are decla
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -62,6 +62,11 @@ class AgentSpec(BaseModel):
     model_config = ConfigDict(frozen=True, extra="allow")
 
     default_agent: str = Field(description="Agent used when none is named.")
+    answer_action: Literal["unnamed", "named"] = Field(
+        default="unnamed",
+        description="Whether every prompt names the answer action final_answer (runtime/prompt.py "
+        "ANSWER_SENTENCE and ANSWER_TOOL). Absent: unnamed, 0.14's and 0.16's frozen prompts.",
+    )
 
     def section(self, name: str) -> dict[str, Any] | None:
         """Agent ``name``'s settings, or None when agent.yaml has no section for it."""

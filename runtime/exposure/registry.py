@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from schemarouter.errors import SchemaRouterError
+from schemarouter.registry import Registry
 from schemarouter.runtime.exposure.policies import ExposurePolicy
 from schemarouter.runtime.retrieval import StateAwareRetriever, StaticRetriever
 from schemarouter.runtime.spec_model.conditions import ConditionSpec, RefreshSpec
@@ -78,7 +79,11 @@ class RegisteredPolicy:
         return self.refresh_modes[0] if self.refresh_modes else None
 
 
-_REGISTRY: dict[str, RegisteredPolicy] = {}
+# The built-in kinds are the modules of ``runtime/exposure/kinds/`` (0.14's five first, in their frozen
+# order); installed packages add theirs through the ``schemarouter.policies`` entry points.
+POLICIES: Registry[RegisteredPolicy] = Registry(
+    "exposure policy", group="policies", package="schemarouter.runtime.exposure.kinds", first=BUILTIN_ORDER
+)
 
 
 def register_policy(
@@ -92,12 +97,11 @@ def register_policy(
     """Register the decorated factory under ``kind``; the kind must be new."""
 
     def wrap(factory: F) -> F:
-        if kind in _REGISTRY and _REGISTRY[kind].factory is not factory:
-            raise SchemaRouterError(f"exposure policy {kind!r} is registered twice")
         doc = (factory.__doc__ or "").strip().splitlines()
-        _REGISTRY[kind] = RegisteredPolicy(
+        entry = RegisteredPolicy(
             kind, factory, retrieval_query, ranks, tuple(refresh_modes), params, doc[0] if doc else ""
         )
+        POLICIES.add(kind, entry, module=factory.__module__)
         return factory
 
     return wrap
@@ -105,30 +109,22 @@ def register_policy(
 
 def unregister_policy(kind: str) -> None:
     """Remove ``kind`` (tests that register a kind of their own clean up with this)."""
-    _REGISTRY.pop(kind, None)
-
-
-def _load_builtin() -> None:
-    from schemarouter.runtime.exposure import kinds
-
-    kinds.load_all()
+    POLICIES.remove(kind)
 
 
 def policy_kinds() -> tuple[str, ...]:
     """Every registered kind: 0.14's five in their frozen order, then the others by registration."""
-    _load_builtin()
-    first = [k for k in BUILTIN_ORDER if k in _REGISTRY]
-    return (*first, *(k for k in _REGISTRY if k not in BUILTIN_ORDER))
+    names = [e.name for e in POLICIES.entries()]
+    first = [k for k in BUILTIN_ORDER if k in names]
+    return (*first, *(k for k in names if k not in BUILTIN_ORDER))
 
 
 def get_policy(kind: str) -> RegisteredPolicy:
     """The registry entry of ``kind``; an unknown kind is one clear error line."""
-    _load_builtin()
-    try:
-        return _REGISTRY[kind]
-    except KeyError:
+    if kind not in POLICIES:
         known = ", ".join(policy_kinds())
-        raise SchemaRouterError(f"unknown exposure policy {kind!r}; known: {known}") from None
+        raise SchemaRouterError(f"unknown exposure policy {kind!r}; known: {known}")
+    return POLICIES.get(kind)
 
 
 def parse_policy_params(kind: str, params: Mapping[str, Any] | None, *, origin: str = "params") -> BaseModel:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from schemarouter.discovery import import_modules
+from schemarouter.registry import Registry
 
 HtmlSectionFn = Callable[[dict[str, Any]], str]
 _CODE = re.compile(r"^[a-z][a-z0-9-]*$")  # an HTML id and a URL fragment as it stands
@@ -29,7 +29,11 @@ class RegisteredHtmlSection:
     fn: HtmlSectionFn
 
 
-_REGISTRY: dict[str, RegisteredHtmlSection] = {}
+# Built-ins from html.py, the modules of report/sections/ (discovered), and the
+# ``schemarouter.report_sections`` entry points (a module there may register both kinds of section).
+HTML_SECTIONS: Registry[RegisteredHtmlSection] = Registry(
+    "report.html section", group="report_sections", package="schemarouter.runtime.report.sections"
+)
 
 
 def html_section(
@@ -40,9 +44,8 @@ def html_section(
         raise ValueError(f"report.html section code {code!r}: use lowercase letters, digits and '-'")
 
     def register(fn: HtmlSectionFn) -> HtmlSectionFn:
-        if code in _REGISTRY and _REGISTRY[code].fn is not fn:
-            raise ValueError(f"report.html section {code!r} is registered twice")
-        _REGISTRY[code] = RegisteredHtmlSection(code, order, title, nav or title, fn)
+        entry = RegisteredHtmlSection(code, order, title, nav or title, fn)
+        HTML_SECTIONS.add(code, entry, module=fn.__module__)
         return fn
 
     return register
@@ -50,5 +53,4 @@ def html_section(
 
 def registered_html_sections() -> list[RegisteredHtmlSection]:
     """Every section, by order then code (the extra sections' package imported first)."""
-    import_modules("schemarouter.runtime.report.sections")
-    return sorted(_REGISTRY.values(), key=lambda s: (s.order, s.code))
+    return sorted((e.value for e in HTML_SECTIONS.entries()), key=lambda s: (s.order, s.code))

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from schemarouter.discovery import import_modules
+from schemarouter.registry import Registry
 from schemarouter.runtime.spec_model.identity import Lineage
 
 
@@ -37,14 +37,16 @@ class RegisteredSection:
     fn: SectionFn
 
 
-_REGISTRY: dict[str, RegisteredSection] = {}
+# The built-ins register from markdown.py; the modules of report/sections/ are discovered; installed
+# packages add theirs through the ``schemarouter.report_sections`` entry points.
+SECTIONS: Registry[RegisteredSection] = Registry(
+    "report section", group="report_sections", package="schemarouter.runtime.report.sections"
+)
 
 
 def report_section(code: str, *, order: int) -> Callable[[SectionFn], SectionFn]:
     def register(fn: SectionFn) -> SectionFn:
-        if code in _REGISTRY and _REGISTRY[code].fn is not fn:
-            raise ValueError(f"report section {code!r} is registered twice")
-        _REGISTRY[code] = RegisteredSection(code, order, fn)
+        SECTIONS.add(code, RegisteredSection(code, order, fn), module=fn.__module__)
         return fn
 
     return register
@@ -52,8 +54,7 @@ def report_section(code: str, *, order: int) -> Callable[[SectionFn], SectionFn]
 
 def registered_sections() -> list[RegisteredSection]:
     """Every section, by order then code (the extra sections' package imported first)."""
-    import_modules("schemarouter.runtime.report.sections")
-    return sorted(_REGISTRY.values(), key=lambda s: (s.order, s.code))
+    return sorted((e.value for e in SECTIONS.entries()), key=lambda s: (s.order, s.code))
 
 
 def render_sections(context: SectionContext) -> list[str]:

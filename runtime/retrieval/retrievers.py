@@ -20,7 +20,7 @@ from schemarouter.runtime.retrieval.call import QueryKind, RetrievalCall
 from schemarouter.runtime.retrieval.index import Ranking, RetrievalIndex
 from schemarouter.runtime.retrieval.strategies.text_concat import STATE_JOINER, TextConcat
 from schemarouter.runtime.retrieval.strategy import NoParams, RetrievalStrategy, StrategyContext
-from schemarouter.runtime.state.contract import contract_drift
+from schemarouter.runtime.state.drift import contract_drift
 from schemarouter.runtime.state.errors import ContractViolation
 from schemarouter.runtime.state.model import ObservableState
 

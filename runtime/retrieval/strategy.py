@@ -26,6 +26,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from schemarouter.errors import SchemaRouterError
+from schemarouter.registry import Registry
 from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.retrieval.index import Ranking, RetrievalIndex
 from schemarouter.runtime.retrieval.spec import RetrieverSpec
@@ -82,43 +83,33 @@ class RegisteredStrategy:
     summary: str
 
 
-_REGISTRY: dict[str, RegisteredStrategy] = {}
+# The built-in strategies are the modules of ``runtime/retrieval/strategies/`` (one each, discovered);
+# installed packages add theirs through the ``schemarouter.strategies`` entry points.
+STRATEGIES: Registry[RegisteredStrategy] = Registry(
+    "retrieval strategy", group="strategies", package="schemarouter.runtime.retrieval.strategies"
+)
 
 
 def register_strategy(code: str, *, params: type[BaseModel] = NoParams) -> Callable[[F], F]:
     """Register the decorated class (or factory) under ``code``; the code must be new."""
 
     def wrap(factory: F) -> F:
-        if code in _REGISTRY and _REGISTRY[code].factory is not factory:
-            raise SchemaRouterError(f"retrieval strategy {code!r} is registered twice")
         doc = (factory.__doc__ or "").strip().splitlines()
-        _REGISTRY[code] = RegisteredStrategy(code, factory, params, doc[0] if doc else "")
+        entry = RegisteredStrategy(code, factory, params, doc[0] if doc else "")
+        STRATEGIES.add(code, entry, module=factory.__module__)
         return factory
 
     return wrap
 
 
-def _load_builtin() -> None:
-    # The built-in strategies register themselves on import (one module each, discovered).
-    from schemarouter.runtime.retrieval import strategies
-
-    strategies.load_all()
-
-
 def strategy_codes() -> list[str]:
     """Every registered code, sorted."""
-    _load_builtin()
-    return sorted(_REGISTRY)
+    return STRATEGIES.names()
 
 
 def get_strategy(code: str) -> RegisteredStrategy:
     """The registry entry for ``code``; an unknown code is one clear error line."""
-    _load_builtin()
-    try:
-        return _REGISTRY[code]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise SchemaRouterError(f"unknown retrieval strategy {code!r}; known: {known}") from None
+    return STRATEGIES.get(code)
 
 
 def parse_params(

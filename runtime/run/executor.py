@@ -1,6 +1,7 @@
 """Execute episodes and commit each one as it finishes.
 
-Workers (processes, one ``LoadedEngine`` each) only compute; the parent alone writes to the store, one
+Workers (processes, one ``LoadedEngine`` each) only compute, each with up to ``threads`` episodes in
+flight (``in_flight.py``); the parent alone writes to the store, one
 transaction per episode, so completion order never matters: outputs are later read back in canonical
 order. With ``workers == 1`` everything runs in the calling process. Where workers fork (Linux), the
 parent loads the engine once before the pool starts and every worker inherits it, instead of each
@@ -25,6 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
+from schemarouter.runtime.run.in_flight import TICK_S, run_in_flight
 from schemarouter.runtime.run.outcomes import (
     ExecutionRequest,
     ExecutionSummary,
@@ -59,6 +61,16 @@ def _execute_inline(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
     except Exception as err:
         sink.fail(None, failure("engine_load", err))
         return sink.summary("the engine failed to load")
+    if request.threads > 1:
+        finished = run_in_flight(
+            request.keys,
+            lambda key: run_one(engine, loaded, key),
+            threads=request.threads,
+            on_outcome=sink.accept,
+            should_stop=lambda: sink.stop_reason(request.max_events) is not None,
+            on_tick=sink.tick,
+        )
+        return sink.summary(None if finished else sink.stop_reason(request.max_events))
     for key in request.keys:
         sink.accept(key, run_one(engine, loaded, key))
         stop = sink.stop_reason(request.max_events)
@@ -69,7 +81,10 @@ def _execute_inline(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
 
 def _execute_pool(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
     keys, engine, setup, workers = request.keys, request.engine, request.setup, request.workers
-    chunk = max(1, min(8, len(keys) // (workers * 8)))
+    threads = request.threads
+    # A worker with threads keeps them busy over a batch of twice as many episodes; one without takes
+    # small batches so that the pool balances.
+    chunk = threads * 2 if threads > 1 else max(1, min(8, len(keys) // (workers * 8)))
     chunks = [list(keys[i : i + chunk]) for i in range(0, len(keys), chunk)]
     pending = iter(chunks)
     in_flight: dict[cf.Future[list[tuple[EpisodeKey, EpisodeRecord | Failure]]], list[EpisodeKey]] = {}
@@ -79,7 +94,7 @@ def _execute_pool(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
         max_workers=workers,
         mp_context=context,
         initializer=_worker_init,
-        initargs=(engine, setup, preloaded),
+        initargs=(engine, setup, preloaded, threads),
     )
     stopped: str | None = None
 
@@ -95,7 +110,10 @@ def _execute_pool(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
     try:
         submit_more()
         while in_flight:
-            done, _ = cf.wait(in_flight, return_when=cf.FIRST_COMPLETED)
+            done, _ = cf.wait(in_flight, timeout=TICK_S, return_when=cf.FIRST_COMPLETED)
+            if not done:
+                sink.tick()
+                continue
             for future in sorted(done, key=lambda f: in_flight[f][0]):
                 batch = in_flight.pop(future)
                 try:
@@ -150,10 +168,13 @@ _WORKER: dict[str, Any] = {}
 _PRELOADED: dict[str, LoadedEngine] = {}
 
 
-def _worker_init(engine: EpisodeEngine, setup: EngineSetup, preloaded: bool = False) -> None:
+def _worker_init(
+    engine: EpisodeEngine, setup: EngineSetup, preloaded: bool = False, threads: int = 1
+) -> None:
     die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
     _WORKER["engine"] = engine
+    _WORKER["threads"] = threads
     if preloaded and "loaded" in _PRELOADED:
         _WORKER["loaded"] = _PRELOADED["loaded"]
         return
@@ -167,7 +188,16 @@ def _worker_run(keys: list[EpisodeKey]) -> list[tuple[EpisodeKey, EpisodeRecord 
     load_failure = _WORKER.get("load_failure")
     if load_failure is not None:
         return [(key, load_failure) for key in keys]
-    return run_batch(keys, lambda key: run_one(_WORKER["engine"], _WORKER["loaded"], key))
+    threads = int(_WORKER.get("threads", 1))
+
+    def outcome_of(key: EpisodeKey) -> EpisodeRecord | Failure:
+        return run_one(_WORKER["engine"], _WORKER["loaded"], key)
+
+    if threads <= 1:
+        return run_batch(keys, outcome_of)
+    out: list[tuple[EpisodeKey, EpisodeRecord | Failure]] = []
+    run_in_flight(keys, outcome_of, threads=threads, on_outcome=lambda k, o: out.append((k, o)))
+    return out
 
 
 def die_with_parent() -> None:

@@ -66,6 +66,20 @@ class AgentConfig(BaseModel):
     )
 
 
+class PluginComponent(BaseModel):
+    """A component the run executes that an installed package provides (an entry point of
+    ``schemarouter.<kind>``): which distribution, at which version, with which code."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: str = Field(description="retrieval strategy, exposure policy, metric, gate statistic, agent.")
+    name: str = Field(description="Its name in the spec (strategy code, policy kind, metric id, ...).")
+    module: str = Field(description="The module that registers it.")
+    distribution: str = Field(description="The installed distribution whose entry point loaded it.")
+    version: str = Field(description="That distribution's version.")
+    implementation: str = Field(description="sha256 of its source files (code_record.DIGEST_RULE).")
+
+
 class Session(BaseModel):
     """One process that executed episodes in this directory."""
 
@@ -123,6 +137,12 @@ class RunManifest(BaseModel):
         default=None,
         description="A pilot's surface (PILOT: never scoring of record); absent on the evaluation surface.",
     )
+    plugins: tuple[PluginComponent, ...] = Field(
+        default=(),
+        exclude_if=lambda value: not value,
+        description="Every component an installed package provides, with its distribution, version and "
+        "implementation digest; absent when the run executes only this project's code.",
+    )
 
     @property
     def pilot(self) -> bool:
@@ -137,6 +157,7 @@ def config_hash(
     scope: RunScope,
     shard: Shard,
     surface: PilotSurface | None = None,
+    plugins: tuple[PluginComponent, ...] = (),
 ) -> str:
     """The identity a resume must match: same frozen spec, source commit, agent, scope and shard (and,
     for a pilot, the same surface file)."""
@@ -149,6 +170,8 @@ def config_hash(
     }
     if surface is not None:  # absent on the evaluation surface, so its runs keep their identity
         identity["surface"] = surface.model_dump(mode="json")
+    if plugins:  # an installed package's code is part of what the run is; absent otherwise
+        identity["plugins"] = [p.model_dump(mode="json") for p in plugins]
     return "sha256:" + hashlib.sha256(jsonio.dumps(identity, indent=None).encode()).hexdigest()
 
 

@@ -29,7 +29,8 @@ ProgressCallback = Callable[[int, int], None]
 class ExecutionRequest:
     """What a session asks an executor to run: ``keys`` (already minus the committed ones), committed to
     ``store`` under ``session`` by the caller's process alone, on ``workers`` workers that each load
-    ``engine`` with ``setup``. Scheduling stops after ``max_events`` infrastructure events."""
+    ``engine`` with ``setup``. Scheduling stops after ``max_events`` infrastructure events.
+    ``threads``: episodes each worker keeps in flight at once (``runtime/run/in_flight.py``)."""
 
     keys: Sequence[EpisodeKey]
     store: EpisodeStore
@@ -39,6 +40,7 @@ class ExecutionRequest:
     workers: int
     max_events: int = 20
     on_progress: ProgressCallback | None = None
+    threads: int = 1
 
     def sink(self) -> Sink:
         """The parent's writer for this request's episodes."""
@@ -126,6 +128,11 @@ class Sink:
         if self.stopping is not None:
             return self.stopping
         return f"{self.events} infrastructure events" if self.events >= max_events else None
+
+    def tick(self) -> None:
+        """Nothing finished for a while: let the progress display redraw (rates, requests in flight)."""
+        if self.on_progress is not None:
+            self.on_progress(self.done, self.total)
 
     def _advance(self) -> None:
         self.done += 1

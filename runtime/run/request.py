@@ -12,6 +12,7 @@ from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, PilotSur
 from schemarouter.runtime.run.rundir import RunRequest
 from schemarouter.runtime.run.scope import (
     RunScope,
+    Selection,
     Shard,
     TaskRef,
     select_catalogs,
@@ -102,9 +103,9 @@ def build_request(
     tasks: Iterable[SurfaceTask],
     *,
     agent: str | None,
-    conditions: str | None,
-    catalogs: str | None,
-    task_filter: str | None,
+    conditions: Selection | None,
+    catalogs: Selection | None,
+    task_filter: Selection | None,
     shard: str | None,
     agent_options: Mapping[str, Any] | None = None,
     surface: PilotSurface | None = None,

@@ -23,6 +23,7 @@ from schemarouter.runtime.run.manifest import (
     AgentConfig,
     FreezeState,
     PilotSurface,
+    PluginComponent,
     RunManifest,
     Session,
     config_hash,
@@ -48,6 +49,7 @@ class RunRequest:
     shard: Shard
     lineage: dict[str, Any] | None = None
     surface: PilotSurface | None = None  # a pilot's surface; None: the evaluation surface
+    plugins: tuple[PluginComponent, ...] = ()  # components an installed package provides
 
 
 def open_run_dir(
@@ -62,6 +64,7 @@ def open_run_dir(
         scope=request.scope,
         shard=request.shard,
         surface=request.surface,
+        plugins=request.plugins,
     )
     if resume:
         target = run_dir if run_dir is not None else _find_resumable(runs_dir, chash)
@@ -99,6 +102,7 @@ def open_run_dir(
         config_hash=chash,
         lineage=request.lineage,
         surface=request.surface,
+        plugins=request.plugins,
     )
     with EpisodeStore(run_dir, create=True):
         pass
@@ -225,4 +229,14 @@ def _difference(manifest: RunManifest, request: RunRequest, git_commit: str | No
         diffs.append("the surface (evaluation or pilot surface file) differs")
     if manifest.shard != request.shard:
         diffs.append(f"shard {manifest.shard.label()} != requested {request.shard.label()}")
+    if manifest.plugins != request.plugins:
+        now = {(p.distribution, p.version, p.implementation) for p in request.plugins}
+        moved = sorted(
+            {
+                p.distribution
+                for p in manifest.plugins
+                if (p.distribution, p.version, p.implementation) not in now
+            }
+        )
+        diffs.append(f"the installed plugin code differs ({', '.join(moved) or 'plugins added'})")
     return "; ".join(diffs) or "the configuration hash differs"

@@ -111,8 +111,12 @@ class RunScope(BaseModel):
         return {task.task_id: task for task in self.tasks}
 
 
-def select_conditions(text: str | None, spec_conditions: Sequence[tuple[str, str]]) -> tuple[str, ...]:
-    """Parse ``--conditions`` (IDs or codes, comma-separated) into IDs in spec order.
+# A selection is the CLI's comma-separated text or, from Python, a sequence of its tokens.
+Selection = str | Sequence[str | int]
+
+
+def select_conditions(text: Selection | None, spec_conditions: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """Parse ``--conditions`` (IDs or codes, comma-separated, or a list of them) into IDs in spec order.
 
     ``spec_conditions`` is the spec's ``(id, code)`` list in order.
     """
@@ -129,7 +133,7 @@ def select_conditions(text: str | None, spec_conditions: Sequence[tuple[str, str
     return tuple(cid for cid, _ in spec_conditions if cid in chosen)
 
 
-def select_catalogs(text: str | None, spec_sizes: Sequence[int]) -> tuple[int, ...]:
+def select_catalogs(text: Selection | None, spec_sizes: Sequence[int]) -> tuple[int, ...]:
     """Parse ``--catalogs`` (sizes, comma-separated) into ascending sizes from the spec."""
     if text is None:
         return tuple(sorted(spec_sizes))
@@ -145,7 +149,7 @@ def select_catalogs(text: str | None, spec_sizes: Sequence[int]) -> tuple[int, .
 
 
 def select_tasks(
-    text: str | None,
+    text: Selection | None,
     tasks: Iterable[TaskRef],
     *,
     strata: Sequence[tuple[str, str]],
@@ -193,11 +197,12 @@ def select_tasks(
     return tuple(t for t in all_tasks if t.task_id in selected)
 
 
-def _tokens(text: str) -> list[str]:
-    return [token.strip() for token in text.split(",") if token.strip()]
+def _tokens(text: Selection) -> list[str]:
+    parts = text.split(",") if isinstance(text, str) else [str(t) for t in text]
+    return [token.strip() for token in parts if token.strip()]
 
 
-def _require_tokens(option: str, text: str, what: str) -> None:
+def _require_tokens(option: str, text: Selection, what: str) -> None:
     """An empty value (``""``, ``",,,"``) selects nothing; it never silently means everything."""
     if not _tokens(text):
         raise SchemaRouterError(f"{option} {_shown(text)}: names nothing; give {what}")
@@ -209,6 +214,6 @@ def _small_number(token: str) -> bool:
     return token.isascii() and token.isdigit() and len(token) <= 9
 
 
-def _shown(text: str) -> str:
-    shown = repr(text)
+def _shown(text: Selection) -> str:
+    shown = repr(text if isinstance(text, str) else list(text))
     return shown if len(shown) <= 60 else f"{shown[:40]}... ({len(text)} characters)"

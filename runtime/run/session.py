@@ -37,11 +37,13 @@ def run_session(
     on_progress: ProgressCallback | None = None,
     executor: str = DEFAULT_EXECUTOR,
     executor_options: ExecutorOptions | None = None,
+    threads: int = 1,
 ) -> SessionResult:
     """Execute every episode of the directory's shard that is not committed yet.
 
     ``on_start(already_committed, to_run)`` is called once before any episode runs. ``executor`` is a
     code of ``executors/registry.py`` (``local``, ``ray``); any executor can resume any other's run.
+    ``threads``: episodes each worker keeps in flight (``in_flight.py``; the local executor's).
     """
     runner = make_executor(executor, executor_options)  # an unknown code or a missing extra: before the lock
     with SessionLock(run_dir):
@@ -62,6 +64,7 @@ def run_session(
                     workers=workers,
                     max_events=max_events,
                     on_progress=on_progress,
+                    threads=threads,
                 )
                 summary = runner.execute(request)
         finally:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from schemarouter.registry import Registry
 from schemarouter.runtime.scoring.bootstrap import Interval
 from schemarouter.runtime.scoring.estimates import Estimates
 from schemarouter.runtime.scoring.per_task import Row
@@ -30,13 +31,17 @@ from schemarouter.runtime.scoring.statistics import StatisticInput, registered_s
 
 Verdict = Literal["PASS", "FAIL", "NOT_EVALUABLE"]
 
-OPERATORS: dict[str, Callable[[float, float], bool]] = {
-    ">=": operator.ge,
-    ">": operator.gt,
-    "<=": operator.le,
-    "<": operator.lt,
-    "==": operator.eq,
-}
+# The gate operators by the vocabulary's word (runtime/spec_model/vocabulary.py): a closed kind, since
+# the spec language itself lists them.
+OPERATORS: Registry[Callable[[float, float], bool]] = Registry("gate operator", group=None)
+for _word, _fn in (
+    (">=", operator.ge),
+    (">", operator.gt),
+    ("<=", operator.le),
+    ("<", operator.lt),
+    ("==", operator.eq),
+):
+    OPERATORS.add(_word, _fn, module=__name__)
 
 
 @dataclass(frozen=True)

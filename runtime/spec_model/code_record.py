@@ -46,6 +46,16 @@ class CanarySet(FrozenModel):
     conditions: tuple[str, ...] = Field(description="Every condition of the experiment, in spec order.")
 
 
+class DistributionPin(FrozenModel):
+    """The installed package a component comes from (its entry point's distribution)."""
+
+    name: str = Field(description="Distribution name, as installed (pip show NAME).")
+    version: str = Field(description="Its version when the code was pinned.")
+
+    def label(self) -> str:
+        return f"{self.name} {self.version}"
+
+
 class ComponentPin(FrozenModel):
     """One component the experiment executes."""
 
@@ -56,10 +66,25 @@ class ComponentPin(FrozenModel):
     implementation: Digest = Field(description="Digest of its source files (DIGEST_RULE).")
     source_files: int = Field(description="How many source files the digest covers.")
     canary: dict[str, str] = Field(description="Canary item -> its hash (CANARY_RULE).")
+    distribution: DistributionPin | None = Field(
+        default=None,
+        exclude_if=lambda value: value is None,
+        description="The installed distribution that provides it (an entry point of schemarouter.<kind>); "
+        "absent for this project's own code, so locks pinned before the field keep their bytes.",
+    )
 
     @property
     def label(self) -> str:
         return f"{self.kind} {self.name}"
+
+    @property
+    def source_label(self) -> str:
+        """The label, with the distribution of an installed package's component."""
+        return (
+            self.label
+            if self.distribution is None
+            else f"{self.label} (distribution {self.distribution.label()})"
+        )
 
 
 class CodeRecord(FrozenModel):

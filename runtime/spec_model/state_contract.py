@@ -12,8 +12,9 @@ from schemarouter.runtime.spec_model._base import FrozenModel
 class StateFieldType(FrozenModel):
     """The type of one state field."""
 
-    kind: Literal["set", "enum", "optional_enum", "boolean", "optional", "count"] = Field(
-        description="The field's shape (optional: one item or null; count: a non-negative integer)."
+    kind: str = Field(
+        description="The field's kind (runtime/state/kinds.py: set, optional, count, enum, optional_enum, "
+        "boolean; checked by sr validate)."
     )
     items: str | None = Field(default=None, description="set/optional: what the elements are, e.g. route_id.")
     values: tuple[str, ...] | None = Field(
@@ -36,7 +37,11 @@ class StateFieldSpec(FrozenModel):
     """One allowed state field."""
 
     name: str = Field(description="Field name in the state JSON.")
-    type: StateFieldType = Field(description="Its type.")
+    type: StateFieldType = Field(description="Its kind.")
+    source: str = Field(
+        description="The typed fact it is derived from (runtime/state/sources.py); a field of a contract "
+        "written before sources were named takes the one its name implies, resolved at compile."
+    )
     description: str = Field(description="What it holds and how it is derived.")
 
 
@@ -66,7 +71,7 @@ class StateContractSpec(FrozenModel):
 
     version: int = Field(description="Contract version.")
     query: QueryItemSpec = Field(description="The original query (the tenth allowed item).")
-    allowed: tuple[StateFieldSpec, ...] = Field(description="The nine allowed state fields.")
+    allowed: tuple[StateFieldSpec, ...] = Field(description="The state fields, in the contract's order.")
     identifier_pattern: str = Field(description="Regex every stable identifier value must match.")
     error_classes: tuple[str, ...] = Field(description="Typed error classes.")
     forbidden: tuple[ForbiddenItemSpec, ...] = Field(description="The seven forbidden items.")

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from schemarouter.runtime.state.contract import declared_fields
+from schemarouter.runtime.state.declaration import FieldDeclaration, declarations
 from schemarouter.runtime.state.errors import ContractViolation
 
 # Words that may join a single-word alias to the value it smuggles: ``answer_is_74``.
@@ -83,13 +83,14 @@ class GuardVocabulary:
     multi-word remainder of each research id once its family prefix is dropped (leading tokens that
     are numbers or at most two characters: ``SR-5-``), so ``STATE-AWARE`` and ``PROGRESSIVE-STATIC``;
     a one-word remainder such as ``STATIC`` is an ordinary word. ``condition_codes``: every
-    condition's code (``C3``), refused as a whole value.
+    condition's code (``C3``), refused as a whole value. ``fields``: the contract's allowed fields (name,
+    type, source), from which ``ObservableState`` takes its fields and their order (``layout.py``).
     """
 
     forbidden: tuple[tuple[str, tuple[str, ...]], ...]
     condition_names: tuple[str, ...]
     condition_codes: tuple[str, ...]
-    declared_fields: tuple[str, ...] = ()  # contract.DECLARABLE_FIELDS the contract adds (0.14: none)
+    fields: tuple[FieldDeclaration, ...] = ()  # the contract's allowed fields, in order (layout.py)
 
     @property
     def condition_parts(self) -> tuple[str, ...]:
@@ -109,7 +110,7 @@ class GuardVocabulary:
             forbidden=tuple((f.id, tuple(f.aliases)) for f in compiled.state_contract.forbidden),
             condition_names=tuple(c.id for c in compiled.conditions if c.retrieval_query != "none"),
             condition_codes=tuple(c.code for c in compiled.conditions),
-            declared_fields=declared_fields(tuple(a.name for a in compiled.state_contract.allowed)),
+            fields=declarations(compiled.state_contract),
         )
 
 

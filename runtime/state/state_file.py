@@ -4,11 +4,12 @@ A state file is input, so it gets everything the boundary does and more:
 
 1. it is read with ``schemarouter.safe_json`` (UTF-8, nesting depth, over-long integers, duplicate
    keys, NaN, lone surrogates);
-2. the six list fields may be left out and default to empty, as a person writes one by hand; the other
-   three (``last_execution_status``, ``last_error_class``, ``task_incomplete``) are required;
+2. the contract's set fields may be left out and default to empty, as a person writes one by hand; the
+   others (0.14's ``last_execution_status``, ``last_error_class``, ``task_incomplete``) are required;
 3. the data passes the guard and the contract exactly as engine-built state does;
 4. with a ``Vocabulary``, every route ID, field name, semantic ID and unit triple must be registered in
-   the catalog: an unregistered name or a free-text token never reaches the retriever.
+   the catalog for the field's source (a missing input's semantic ID among the inputs): an
+   unregistered name or a free-text token never reaches the retriever.
 
 Every problem is one ``SchemaRouterError`` line, ``file:line:col: ...``, at the offending value.
 """
@@ -24,7 +25,7 @@ from schemarouter import safe_json
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.catalog.model import Catalog
 from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.model import LIST_FIELDS, ObservableState
+from schemarouter.runtime.state.model import ObservableState, installed_layout, with_set_defaults
 
 
 @dataclass(frozen=True)
@@ -49,44 +50,45 @@ class Vocabulary:
         )
 
     def check(self, data: Mapping[str, Any]) -> None:
-        """Raise ContractViolation at the first name of ``data`` (state-file order) not registered."""
-        names: tuple[tuple[str, frozenset[str], str], ...] = (
-            ("executed_route_ids", self.route_ids, "route ID"),
-            ("observed_field_names", self.field_names, "output field name"),
-            ("observed_semantic_ids", self.semantic_ids, "semantic ID"),
-        )
-        attempted = data.get("last_attempted_route_id")
-        if attempted is not None and attempted not in self.route_ids:
-            raise ContractViolation(
-                f"{attempted!r} is not a registered route ID of the catalog", path="last_attempted_route_id"
-            )
-        names += (("missing_input_semantic_ids", self.input_semantic_ids, "input semantic ID"),)
-        for key, registered, what in names:
-            for i, name in enumerate(data.get(key, ())):
-                if name not in registered:
-                    raise ContractViolation(
-                        f"{name!r} is not a registered {what} of the catalog", path=f"{key}[{i}]"
-                    )
-        for i, unit in enumerate(data.get("observed_units", ())):
-            triple = (unit["unit"], unit["dimension"], unit["qualifier"])
+        """Raise ContractViolation at the first name of ``data`` (the contract's field order) that the
+        catalog does not register for the field's source."""
+        for f in installed_layout().fields:
+            registry = f.source.registry
+            if registry is None or f.name not in data:
+                continue
+            value = data[f.name]
+            if f.kind.shape == "optional":
+                self._check_one(registry, value, f.name)
+            else:
+                for i, item in enumerate(value):
+                    self._check_one(registry, item, f"{f.name}[{i}]")
+
+    def _check_one(self, registry: str, item: Any, path: str) -> None:
+        if item is None:
+            return
+        if registry == "units":
+            triple = (item["unit"], item["dimension"], item["qualifier"])
             if triple not in self.units:
                 raise ContractViolation(
-                    f"unit {triple} is not a registered output unit of the catalog",
-                    path=f"observed_units[{i}]",
+                    f"unit {triple} is not a registered output unit of the catalog", path=path
                 )
-        for i, identifier in enumerate(data.get("stable_identifiers", ())):
-            if identifier["semantic_id"] not in self.semantic_ids:
-                raise ContractViolation(
-                    f"{identifier['semantic_id']!r} is not a registered semantic ID of the catalog",
-                    path=f"stable_identifiers[{i}].semantic_id",
-                )
+            return
+        if registry == "identifiers":
+            item, path = item["semantic_id"], f"{path}.semantic_id"
+            registry = "semantic_ids"
+        registered: frozenset[str] = getattr(self, registry)
+        if item not in registered:
+            raise ContractViolation(
+                f"{item!r} is not a registered {_WHAT[registry]} of the catalog", path=path
+            )
 
 
-def with_list_defaults(data: Any) -> Any:
-    """``data`` with each missing list field set to an empty list (non-objects are returned as they are)."""
-    if not isinstance(data, dict):
-        return data
-    return {**{key: [] for key in LIST_FIELDS if key not in data}, **data}
+_WHAT = {
+    "route_ids": "route ID",
+    "field_names": "output field name",
+    "semantic_ids": "semantic ID",
+    "input_semantic_ids": "input semantic ID",
+}
 
 
 def read_state_file(
@@ -104,7 +106,7 @@ def read_state_file(
         raise SchemaRouterError(f"{shown}:{err.line}:{err.column}: not a state file: {err.message}") from None
     text = raw.decode("utf-8")
     try:
-        data = with_list_defaults(data)
+        data = with_set_defaults(data)
         state = ObservableState.model_validate(data)
         if vocabulary is not None:
             vocabulary.check(data)

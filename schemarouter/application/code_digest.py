@@ -3,8 +3,11 @@
 ``SourceTree`` maps a dotted ``schemarouter.*`` module name to its file (the three package roots of
 pyproject's ``package-dir``: ``schemarouter/``, ``compiler/``, ``runtime/``) and reads import statements
 with ``ast`` (never importing anything). ``implementation_digest`` walks the closure and hashes it by
-``code_record.DIGEST_RULE``. A module that is not in the tree (a test module, an installed package's)
-is hashed by its own file when it has one, without closure.
+``code_record.DIGEST_RULE``. A module of an installed package (a plugin's, registered through its entry
+point) is hashed by every Python file its distribution installed, named
+``<distribution>/<path>`` so the digest does not depend on where it is installed, plus the in-project
+modules those files import. Any other module outside the tree (a test module) is hashed by its own
+file, without closure.
 """
 
 from __future__ import annotations
@@ -64,8 +67,11 @@ class SourceTree:
         file = self.file_of(module)
         if file is None:
             return ()
-        tree = ast.parse(file.read_bytes(), filename=str(file))
         package = module if file.name == "__init__.py" else module.rpartition(".")[0]
+        return self._file_imports(file, package)
+
+    def _file_imports(self, file: Path, package: str) -> tuple[str, ...]:
+        tree = ast.parse(file.read_bytes(), filename=str(file))
         found: list[str] = []
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -79,24 +85,51 @@ class SourceTree:
 
     def closure(self, module: str) -> list[Path]:
         """The files of ``module`` and of every in-project module it imports, transitively, sorted."""
+        return sorted(file for _, file in self.covered(module))
+
+    def covered(self, module: str) -> list[tuple[str, Path]]:
+        """(name in the digest, file) of every file the digest of ``module`` covers, sorted by name."""
+        plugin = self._plugin_files(module) if self.file_of(module) is None else []
+        in_tree = self._in_tree(module, [m for _, f in plugin for m in self._file_imports(f, "")])
+        if not (plugin or in_tree):
+            own = _outside_file(module)
+            return [] if own is None else [(self.display(own), own)]
+        return sorted([*plugin, *((self.display(f), f) for f in in_tree)])
+
+    def _plugin_files(self, module: str) -> list[tuple[str, Path]]:
+        """The Python files of the installed distribution that holds ``module`` (found from the installed
+        metadata, nothing imported, so a verify that loads no registry reads the same files)."""
+        from importlib import metadata
+
+        name = _distribution_holding(module)
+        if name is None:
+            return []
+        installed = metadata.distribution(name)
+        dist_name = installed.metadata["Name"] or name
+        files = [
+            (f"{dist_name}/{f.as_posix()}", Path(str(installed.locate_file(f))))
+            for f in installed.files or ()
+            if f.suffix == ".py" and "__pycache__" not in f.parts
+        ]
+        own = _outside_file(module)
+        if not files and own is not None:  # an editable install lists no files of its own
+            files = [(f"{dist_name}/{own.name}", own)]
+        return [(name, path) for name, path in files if path.is_file()]
+
+    def _in_tree(self, module: str, extra: list[str]) -> list[Path]:
         seen: set[str] = set()
-        todo = [module]
+        todo = [module, *extra]
         while todo:
             current = todo.pop()
             if current in seen:
                 continue
             seen.add(current)
             todo += [m for m in self.imports_of(current) if m not in seen]
-        files = {f for m in seen if (f := self.file_of(m)) is not None}
-        if not files:
-            own = _outside_file(module)
-            files = {own} if own is not None else set()
-        return sorted(files)
+        return sorted({f for m in seen if (f := self.file_of(m)) is not None})
 
     def implementation_digest(self, module: str) -> tuple[Digest, int]:
         """(digest by DIGEST_RULE, number of files covered) of ``module``."""
-        files = self.closure(module)
-        pairs = sorted([self.display(f), hashlib.sha256(f.read_bytes()).hexdigest()] for f in files)
+        pairs = sorted([name, hashlib.sha256(f.read_bytes()).hexdigest()] for name, f in self.covered(module))
         return Digest(algorithm="sha256", digest=hashlib.sha256(jcs_dumps(pairs)).hexdigest()), len(pairs)
 
 
@@ -106,6 +139,17 @@ def _absolute(node: ast.ImportFrom, package: str) -> str:
     parts = package.split(".")
     base = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
     return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _distribution_holding(module: str) -> str | None:
+    """The one installed distribution providing ``module``'s top-level package (never this project)."""
+    from importlib import metadata
+
+    top = module.partition(".")[0]
+    if top == PREFIX:
+        return None
+    names = sorted(set(metadata.packages_distributions().get(top, ())))
+    return names[0] if len(names) == 1 else None
 
 
 def _outside_file(module: str) -> Path | None:

@@ -20,12 +20,15 @@ from schemarouter.application.code_digest import SourceTree
 from schemarouter.application.compiled import compiled_without_writing
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+from schemarouter.registry import distribution_of
+from schemarouter.runtime.run.manifest import PluginComponent
 from schemarouter.runtime.spec_model import CompiledSpec, FreezeLock
 from schemarouter.runtime.spec_model.code_record import (
     CANARY_RULE,
     DIGEST_RULE,
     CodeRecord,
     ComponentPin,
+    DistributionPin,
 )
 from schemarouter.runtime.spec_model.lock import lock_guard, read_lock, write_lock
 
@@ -51,6 +54,12 @@ class Component:
     @property
     def label(self) -> str:
         return f"{self.kind} {self.name}"
+
+    @property
+    def distribution(self) -> DistributionPin | None:
+        """The installed package whose entry point registered it (None: this project's own code)."""
+        found = distribution_of(self.module)
+        return None if found is None else DistributionPin(name=found.name, version=found.version)
 
 
 def components_of(compiled: CompiledSpec) -> list[Component]:
@@ -131,6 +140,7 @@ def build_record(
                 implementation=digest,
                 source_files=files,
                 canary=canary_of(component, episodes),
+                distribution=component.distribution,
             )
         )
     return CodeRecord(
@@ -251,7 +261,8 @@ def check_code(
         current = now.get(pin.label)
         if current is None or current.params != pin.params:
             check.problems.append(
-                f"{pin.label}: now {'not used' if current is None else 'implemented by ' + current.module}"
+                f"{pin.source_label}: now "
+                f"{'not used' if current is None else 'implemented by ' + current.module}"
                 f" with params {None if current is None else current.params}; pinned: {pin.module}"
             )
             continue
@@ -259,7 +270,9 @@ def check_code(
         differ = sum(1 for k in set(items) | set(pin.canary) if items.get(k) != pin.canary.get(k))
         noun = cn.ITEM_NOUN.get(pin.kind, "canary items")
         if differ:
-            check.problems.append(f"{pin.label}: {differ} of {len(pin.canary)} {noun} differ")
+            check.problems.append(
+                f"{pin.source_label}: {differ} of {len(pin.canary)} {noun} differ{_moved(pin, current)}"
+            )
         elif current.module != pin.module:  # moved (a refactor): its behaviour is what counts
             check.notes.append(
                 f"{pin.label}: implementation moved from {pin.module} to {current.module}; "
@@ -267,7 +280,7 @@ def check_code(
             )
         elif pin in changed:
             check.notes.append(
-                f"{pin.label}: implementation digest changed ({pin.implementation} -> "
+                f"{pin.source_label}: implementation digest changed ({pin.implementation} -> "
                 f"{tree.implementation_digest(pin.module)[0]}); all {len(pin.canary)} {noun} unchanged"
             )
     for label in sorted(set(now) - {p.label for p in record.components}):
@@ -276,6 +289,42 @@ def check_code(
         check.notes.append(f"{display}: code: every canary matches the pinned record")
         _remember_check(paths, key)
     return check
+
+
+def _moved(pin: ComponentPin, current: Component) -> str:
+    """What changed about an installed package's component since the pin (its version, its code)."""
+    if pin.distribution is None:
+        return ""
+    now = current.distribution
+    if now is None:
+        return f"; distribution {pin.distribution.name} no longer provides it"
+    version = "" if now.version == pin.distribution.version else f", now version {now.version}"
+    return f"; the code of distribution {pin.distribution.name} changed since the freeze{version}"
+
+
+def plugin_components(
+    compiled: CompiledSpec, source: SourceTree | None = None
+) -> tuple[PluginComponent, ...]:
+    """Every component of ``compiled`` that an installed package provides, with its distribution,
+    version and implementation digest (the run manifest's ``plugins``)."""
+    tree = source or SourceTree()
+    out = []
+    for component in components_of(compiled):
+        dist = component.distribution
+        if dist is None:
+            continue
+        digest, _ = tree.implementation_digest(component.module)
+        out.append(
+            PluginComponent(
+                kind=component.kind,
+                name=component.name,
+                module=component.module,
+                distribution=dist.name,
+                version=dist.version,
+                implementation=f"{digest.algorithm}:{digest.digest}",
+            )
+        )
+    return tuple(out)
 
 
 CHECK_CACHE = "code_check.json"

@@ -17,6 +17,7 @@ refused, naming the episode). ``--out`` (and the default) pass the output guard
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +28,10 @@ from schemarouter.errors import SchemaRouterError
 from schemarouter.output_guard import output_guard
 from schemarouter.progress import Progress, announce
 from schemarouter.project import ProjectPaths
+from schemarouter.registry import Registry, decorator
 
 
-def _parquet(tables: RunTables, out: Path, progress: Progress | None) -> list[Path]:
+def _parquet(tables: RunTables, out: Path) -> list[Path]:
     from schemarouter.application.export_arrow import parquet_bytes
 
     return _two(
@@ -40,7 +42,7 @@ def _parquet(tables: RunTables, out: Path, progress: Progress | None) -> list[Pa
     )
 
 
-def _csv(tables: RunTables, out: Path, progress: Progress | None) -> list[Path]:
+def _csv(tables: RunTables, out: Path) -> list[Path]:
     from schemarouter.application.export_arrow import csv_bytes
 
     return _two(
@@ -58,7 +60,7 @@ def _two(out: Path, suffix: str, per_task: bytes, decision_points: bytes) -> lis
     return files
 
 
-def _inspect(tables: RunTables, out: Path, progress: Progress | None) -> list[Path]:
+def _inspect(tables: RunTables, out: Path, *, progress: Progress | None = None) -> list[Path]:
     from schemarouter.application.export_inspect import write_inspect_logs
 
     return write_inspect_logs(tables, out / "inspect", progress=progress)
@@ -67,11 +69,20 @@ def _inspect(tables: RunTables, out: Path, progress: Progress | None) -> list[Pa
 # The run's own files an export reads; --out may not be a place where one of them would be replaced.
 RUN_INPUTS = ("manifest.json", "episodes.sqlite", "per_task.jsonl", "report.json")
 
-EXPORT_FORMATS: dict[str, Callable[[RunTables, Path, Progress | None], list[Path]]] = {
-    "csv": _csv,
-    "inspect": _inspect,
-    "parquet": _parquet,
-}
+Exporter = Callable[[RunTables, Path], list[Path]]
+# The built-in formats register below; installed packages add theirs through the
+# ``schemarouter.exporters`` entry points (``@exporter(code)`` on a function of (tables, out dir)). An
+# exporter that also takes a keyword ``progress`` gets the export's progress callback (inspect does).
+EXPORT_FORMATS: Registry[Exporter] = Registry("export format", group="exporters")
+
+
+def exporter(code: str) -> Callable[[Exporter], Exporter]:
+    """Register an export format under ``code`` (a stable code: what ``sr export --format`` names)."""
+    return decorator(EXPORT_FORMATS, code)
+
+
+for _code, _fn in (("csv", _csv), ("inspect", _inspect), ("parquet", _parquet)):
+    EXPORT_FORMATS.add(_code, _fn, module=__name__)
 
 
 @dataclass(frozen=True)
@@ -106,10 +117,17 @@ def export_run(
     files: list[Path] = []
     for code in dict.fromkeys(formats):
         announce(progress, f"writing {code}", 0)
-        files.extend(EXPORT_FORMATS[code](tables, target, progress))
+        files.extend(_export(EXPORT_FORMATS[code], tables, target, progress))
     return ExportResult(
         files=tuple(files),
         per_task_rows=len(tables.per_task),
         decision_point_rows=len(tables.decision_points),
         logs=sum(1 for f in files if f.suffix == ".eval"),
     )
+
+
+def _export(fn: Exporter, tables: RunTables, target: Path, progress: Progress | None) -> list[Path]:
+    """Call an exporter, handing it ``progress`` when it takes that keyword."""
+    if "progress" in inspect.signature(fn).parameters:
+        return fn(tables, target, progress=progress)  # type: ignore[call-arg]
+    return fn(tables, target)

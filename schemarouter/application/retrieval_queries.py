@@ -29,8 +29,8 @@ from schemarouter.documents import shown as shown_value
 from schemarouter.errors import SchemaRouterError
 from schemarouter.runtime.catalog.model import Catalog
 from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.model import ObservableState
-from schemarouter.runtime.state.state_file import Vocabulary, with_list_defaults
+from schemarouter.runtime.state.model import ObservableState, with_set_defaults
+from schemarouter.runtime.state.state_file import Vocabulary
 
 KEYS = ("id", "query", "relevant", "state")
 
@@ -107,7 +107,7 @@ def read_queries(path: Path, catalog: Catalog) -> list[JudgedQuery]:
         state = None
         if "state" in data:
             try:
-                raw = with_list_defaults(data["state"])
+                raw = with_set_defaults(data["state"])
                 state = ObservableState.model_validate(raw)
                 vocabulary.check(raw)
             except ContractViolation as err:

@@ -13,13 +13,13 @@ Tests substitute the engine and the surface through :class:`RunDeps`, never by p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from schemarouter.application.code_pin import require_code_unchanged
+from schemarouter.application.code_pin import plugin_components, require_code_unchanged
 from schemarouter.application.compiled import compiled_for_run
 from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
 from schemarouter.compiler import compile_project
@@ -35,6 +35,7 @@ from schemarouter.runtime.run.manifest import RunManifest
 from schemarouter.runtime.run.request import build_request, resume_request
 from schemarouter.runtime.run.rundir import RunRequest as EpisodePlan
 from schemarouter.runtime.run.rundir import open_run_dir
+from schemarouter.runtime.run.scope import Selection
 from schemarouter.runtime.run.session import SessionResult, run_session
 from schemarouter.runtime.spec_model import CompiledSpec
 from schemarouter.runtime.spec_model.identity import identity_line, lineage_of
@@ -42,6 +43,9 @@ from schemarouter.runtime.surface.model import Task
 
 # More worker processes than this is a typo, not a machine (each holds its own engine).
 MAX_WORKERS = 512
+# Episodes in flight at once (`--concurrency`): a model server with more slots than this is rare, and
+# each in-flight episode is a thread and an open connection.
+MAX_CONCURRENCY = 1024
 
 TaskSource = Callable[[ProjectPaths], Iterable[Task]]
 
@@ -53,12 +57,14 @@ DRAFT_REFUSAL = (
 
 @dataclass(frozen=True)
 class RunRequest:
-    """What the user asked `sr run` for. ``None`` scope options mean the preregistered scope."""
+    """What the user asked `sr run` for. ``None`` scope options mean the preregistered scope; a scope
+    option is a list of IDs, codes or sizes (``conditions=("SR-5-STATIC",)``, ``catalogs=(100,)``), or
+    the CLI's comma-separated text, parsed alike (``runtime/run/scope.py``)."""
 
     agent: str | None = None
-    conditions: str | None = None
-    catalogs: str | None = None
-    tasks: str | None = None
+    conditions: Selection | None = None
+    catalogs: Selection | None = None
+    tasks: Selection | None = None
     shard: str | None = None
     surface: str | None = None
     surface_file: Path | None = None
@@ -67,6 +73,9 @@ class RunRequest:
     run_dir: Path | None = None
     resume: bool = False
     workers: int = 2
+    # Episodes in flight (`--concurrency N`): min(workers, N) processes with ceil(N / processes) threads
+    # each; None: one episode per worker process, as before.
+    concurrency: int | None = None
     allow_draft: bool = False
     max_events: int = 20
     plots: bool = True
@@ -79,7 +88,18 @@ class RunRequest:
     executor: str = DEFAULT_EXECUTOR
     ray_address: str | None = None
 
-    def scope_options(self) -> tuple[str | Path | int | None, ...]:
+    def processes_and_threads(self) -> tuple[int, int]:
+        """Worker processes and the episodes each keeps in flight. Ray runs ``--concurrency`` actors of
+        one episode each (its own executor's meaning)."""
+        n = self.concurrency
+        if n is None:
+            return self.workers, 1
+        if self.executor != DEFAULT_EXECUTOR:
+            return n, 1
+        processes = min(self.workers, n)
+        return processes, -(-n // processes)
+
+    def scope_options(self) -> tuple[Selection | Path | int | None, ...]:
         return (
             self.agent,
             self.conditions,
@@ -100,6 +120,8 @@ class RunDeps:
     engine: EpisodeEngine | None = None
     task_source: TaskSource | None = None
     compiled: CompiledSpec | None = None
+    # A library caller's progress: (episodes done, total) of the session, beside the console's bar.
+    on_progress: Callable[[int, int], None] | None = None
 
     def engine_or_default(self) -> EpisodeEngine:
         return self.engine or EngineAdapter()
@@ -150,15 +172,18 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
         plan = resume_request(compiled, previous)
     else:
         plan = _plan(paths, request, deps, compiled, chosen)
+    # An installed package's components are recorded by distribution, version and digest (a resume
+    # under other plugin code is refused, as under another source commit).
+    plan = replace(plan, plugins=plugin_components(compiled))
     run_dir, manifest = open_run_dir(
         plan, project_root=paths.root, runs_dir=paths.runs_dir, run_dir=request.run_dir, resume=request.resume
     )
     if compiled.draft and chosen.pilot is None:
         _record_peek(paths, manifest, console)
-    _announce(console, run_dir, manifest, request.workers, request.executor)
+    _announce(console, run_dir, manifest, request)
     engine = deps.engine_or_default()
     setup = _setup(paths, compiled, manifest, request, chosen)
-    result = _execute(console, run_dir, manifest, engine, setup, request)
+    result = _execute(console, run_dir, manifest, engine, setup, request, deps.on_progress)
     exit_code = _unfinished(console, run_dir, manifest, result)
     if exit_code is not None:
         _record_session(paths, console, compiled, manifest, None, exit_code)
@@ -194,6 +219,12 @@ def _resuming_dir(request: RunRequest) -> bool:
 def _check(request: RunRequest) -> None:
     if not 1 <= request.workers <= MAX_WORKERS:
         raise SchemaRouterError(f"--workers {request.workers}: between 1 and {MAX_WORKERS}")
+    if request.concurrency is not None and not 1 <= request.concurrency <= MAX_CONCURRENCY:
+        raise SchemaRouterError(f"--concurrency {request.concurrency}: between 1 and {MAX_CONCURRENCY}")
+    if request.processes_and_threads()[0] > MAX_WORKERS:
+        raise SchemaRouterError(
+            f"--concurrency {request.concurrency} with --executor ray: at most {MAX_WORKERS}"
+        )
     executor_choice(request.executor, request.ray_address)
     if _resuming_dir(request) and any(option is not None for option in request.scope_options()):
         raise SchemaRouterError(
@@ -233,14 +264,17 @@ def _plan(
     )
 
 
-def _announce(console: Console, run_dir: Path, manifest: RunManifest, workers: int, executor: str) -> None:
+def _announce(console: Console, run_dir: Path, manifest: RunManifest, request: RunRequest) -> None:
     scope = manifest.scope
+    workers, threads = request.processes_and_threads()
+    executor = request.executor
     console.print(
         f"run [bold]{manifest.run_id}[/] ({run_dir})\n"
         f"  {len(scope.conditions)} conditions x {len(scope.catalogs)} catalogs x {len(scope.tasks)} tasks"
         + (f" x {scope.epochs} epochs" if scope.epochs > 1 else "")
         + f", shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
         f"{workers} worker{'s' if workers > 1 else ''}"
+        + (f" x {threads} in flight" if threads > 1 else "")
         + (f", executor {executor}" if executor != DEFAULT_EXECUTOR else "")
     )
 
@@ -274,19 +308,28 @@ def _execute(
     engine: EpisodeEngine,
     setup: EngineSetup,
     request: RunRequest,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> SessionResult:
+    workers, threads = request.processes_and_threads()
     try:
         with EpisodeProgress(console) as progress:
+
+            def advance(done: int, total: int) -> None:
+                progress.advance(done, total)
+                if on_progress is not None:
+                    on_progress(done, total)
+
             result = run_session(
                 run_dir,
                 manifest,
                 engine=engine,
                 setup=setup,
                 project_root=setup.project_root,
-                workers=request.workers,
+                workers=workers,
+                threads=threads,
                 max_events=request.max_events,
                 on_start=progress.start,
-                on_progress=progress.advance,
+                on_progress=advance,
                 executor=request.executor,
                 executor_options=executor_choice(request.executor, request.ray_address),
             )

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from schemarouter.atomic_write import write_text_atomic
+from schemarouter.registry import Registry
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -58,12 +59,23 @@ def _expression() -> dict[str, Any]:
     return expression_schema()
 
 
-SCHEMAS: dict[tuple[str, str], Callable[[], dict[str, Any]]] = {
-    ("schemarouter.runtime", "spec_model/compiled_manifest.schema.json"): _compiled,
-    ("schemarouter.runtime", "spec_model/freeze_lock.schema.json"): _lock,
-    ("schemarouter.runtime", "engine/trace.schema.json"): _trace,
-    ("schemarouter.runtime", "simulator/expression.schema.json"): _expression,
-}
+# Each generated schema by its file (``package:name``): a closed kind, the project's own formats.
+SCHEMAS: Registry[Callable[[], dict[str, Any]]] = Registry("schema", group=None)
+for _file, _build in (
+    ("schemarouter.runtime:spec_model/compiled_manifest.schema.json", _compiled),
+    ("schemarouter.runtime:spec_model/freeze_lock.schema.json", _lock),
+    ("schemarouter.runtime:engine/trace.schema.json", _trace),
+    ("schemarouter.runtime:simulator/expression.schema.json", _expression),
+):
+    SCHEMAS.add(_file, _build, module=__name__)
+
+
+def _schema_files() -> list[tuple[str, str, Callable[[], dict[str, Any]]]]:
+    files = []
+    for entry in SCHEMAS.entries():
+        package, name = entry.name.split(":", 1)
+        files.append((package, name, entry.value))
+    return files
 
 
 def schema_text(schema: dict[str, Any]) -> str:
@@ -77,7 +89,7 @@ def schema_path(package: str, name: str) -> Path:
 def stale_schemas() -> list[Path]:
     """The schema files that differ from their models (missing ones included)."""
     stale = []
-    for (package, name), build in SCHEMAS.items():
+    for package, name, build in _schema_files():
         path = schema_path(package, name)
         if not path.is_file() or path.read_text(encoding="utf-8") != schema_text(build()):
             stale.append(path)
@@ -87,7 +99,7 @@ def stale_schemas() -> list[Path]:
 def update_schemas() -> list[Path]:
     """Rewrite every stale schema file; the paths written."""
     written = []
-    for (package, name), build in SCHEMAS.items():
+    for package, name, build in _schema_files():
         path, text = schema_path(package, name), schema_text(build())
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             write_text_atomic(path, text)

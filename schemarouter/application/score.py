@@ -54,7 +54,7 @@ def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DE
         output_guard(paths.root).directory(request.out, option="--out")
     load_result_set(run_dirs)  # a damaged or foreign run directory is refused before the (slower) compile
     compiled = compile_project(paths, write_manifest=False)
-    out = request.out or _default_out(paths, run_dirs)
+    out = request.out or default_out(paths, run_dirs)
     if request.out is None:
         from schemarouter.output_guard import output_guard
 
@@ -101,7 +101,7 @@ def scoring_setup(paths: ProjectPaths, compiled: CompiledSpec, run_dirs: list[Pa
     )
 
 
-def _default_out(paths: ProjectPaths, run_dirs: list[Path]) -> Path:
+def default_out(paths: ProjectPaths, run_dirs: list[Path]) -> Path:
     out = run_dirs[0] if len(run_dirs) == 1 else paths.runs_dir / f"merged-{_merge_id(run_dirs)}"
     if out.is_dir() and not os.access(out, os.W_OK):
         raise SchemaRouterError(

@@ -220,10 +220,9 @@ def decision_points(
                         query=query,
                         state_text=state.canonical_json(),
                         previous_top5=tuple(previous.ranking_top5 or ()),
-                        state_beyond_query=bool(
-                            state.executed_route_ids
-                            or state.observed_semantic_ids
-                            or state.stable_identifiers
+                        state_beyond_query=any(
+                            state.value_of(source)
+                            for source in ("result.route_ids", "result.semantic_ids", "result.identifiers")
                         ),
                     )
                 )

@@ -191,6 +191,7 @@ def _register_all() -> None:
         retrieval_commands,
         retrieval_eval_commands,
         run_commands,
+        serve_commands,
         spec_commands,
         surface_commands,
     )

@@ -1,4 +1,4 @@
-"""`sr explain`, `sr compare`: option parsing over schemarouter.application.diagnostics."""
+"""`sr explain`, `sr compare`: option parsing over the library's ``explain`` and ``compare``."""
 
 from __future__ import annotations
 
@@ -20,10 +20,9 @@ def explain(
 ) -> None:
     """Why the verdict: Recall@5 by transition, stratum and language, the failure taxonomy, refresh
     anatomy and per-task flips, from the stored traces (report.json diagnostics)."""
-    from schemarouter.application.diagnostics import explain_run, run_retrievers
+    from schemarouter.api import explain as explain_run
 
-    retrievers = run_retrievers(paths(ctx), run_dir)
-    typer.echo(explain_run(run_dir, condition=condition, catalog=catalog, retrievers=retrievers).text)
+    typer.echo(explain_run(run_dir, condition=condition, catalog=catalog, project=paths(ctx)).text)
 
 
 @app.command()
@@ -37,13 +36,14 @@ def compare(
 ) -> None:
     """Paired differences B - A per metric over the common tasks, with bootstrap intervals and flips.
     Runs of different experiments or freeze roots may be compared (never for a gate)."""
-    from schemarouter.application.diagnostics import compare_run_dirs
+    from schemarouter.api import compare as compare_runs
     from schemarouter.output_guard import output_guard
 
     guard = output_guard(project_root(ctx))
     if json_out is not None:
         guard.file(json_out, option="--json")
-    text, result = compare_run_dirs(run_a, run_b)
-    typer.echo(text)
+    comparison = compare_runs(run_a, run_b)
+    typer.echo(comparison.text)
     if json_out is not None:
-        guard.write_text(json_out, json.dumps(result, ensure_ascii=False, indent=2) + "\n", option="--json")
+        text = json.dumps(comparison.data, ensure_ascii=False, indent=2) + "\n"
+        guard.write_text(json_out, text, option="--json")

@@ -45,7 +45,9 @@ ResumeOpt = Annotated[
         "With --run-dir, that directory's own scope; without, the newest run with the same options."
     ),
 ]
-WorkersOpt = Annotated[int, typer.Option(min=1, help="Worker processes (one engine each).")]
+WorkersOpt = Annotated[
+    int, typer.Option(min=1, help="Worker processes (one engine each; at most --concurrency of them).")
+]
 DraftOpt = Annotated[
     bool, typer.Option(help="Allow executing without spec/freeze.lock; such a run is never scored.")
 ]
@@ -59,7 +61,11 @@ TokenizerOpt = Annotated[
 ]
 ConcurrencyOpt = Annotated[
     int | None,
-    typer.Option(min=1, help="Episodes in flight against a model server at once (sets --workers)."),
+    typer.Option(
+        min=1,
+        help="Episodes in flight against a model server at once, spread over the --workers processes "
+        "(each runs up to ceil(N/W) on threads over its one engine). --executor ray: N actors.",
+    ),
 ]
 EpochsOpt = Annotated[
     int | None,
@@ -105,7 +111,8 @@ def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
         **scope,
         run_dir=p["run_dir"],
         resume=p["resume"],
-        workers=p["concurrency"] or p["workers"],
+        workers=p["workers"],
+        concurrency=p["concurrency"],
         allow_draft=p["draft"],
         max_events=p["max_events"],
         plots=p["plots"],
@@ -177,9 +184,10 @@ def score(
 
     A set that is not terminal is sealed: exit 1 with progress counts only.
     """
-    from schemarouter.application.score import ScoreRequest, score_runs
+    from schemarouter.api import score as score_runs
+    from schemarouter.runtime.report.console import make_console
 
-    score_runs(paths(ctx, experiment), ScoreRequest(tuple(run_dirs), out, plots))
+    score_runs(run_dirs, project=paths(ctx, experiment), out=out, plots=plots, console=make_console())
 
 
 @app.command()

@@ -73,21 +73,14 @@ def freeze(
     Re-freezing appends to the lock's history and is allowed until the first scored run.
     After it, any change to a frozen file is refused. Freezing unchanged files does nothing.
     """
-    from schemarouter.application.behaviour import require_declared_behaviour
-    from schemarouter.application.code_pin import pin_code
-    from schemarouter.application.freeze import FreezeRequest, freeze_experiment
+    from schemarouter.api import freeze as freeze_experiment
 
     project = require_project(ctx, experiment)
-    require_declared_behaviour(project)  # a successor: conditions whose canaries moved are declared
-    outcome = freeze_experiment(
-        project,
-        FreezeRequest(reason=reason, accept_infeasible=accept_infeasible),
-        show=_echo_lines,
-    )
+    outcome = freeze_experiment(project, reason=reason, accept_infeasible=accept_infeasible, show=_echo_lines)
     if outcome.note:
         typer.echo(outcome.note)
     typer.echo(outcome.message)
-    typer.echo(pin_code(project, reason=reason, required=False))  # the code it executes, annexed
+    typer.echo(outcome.code)  # the code it executes, annexed
 
 
 def _echo_lines(lines: list[str]) -> None:
@@ -124,7 +117,7 @@ def verify(
     Names each file added, removed or changed, what changed in a spec's data (state_contract.allowed:
     field "foo" added) or a catalog's route and task ids; checks the lock against its lock_digest and HEAD.
     """
-    from schemarouter.application.verify import verify_experiments
+    from schemarouter.api import verify as verify_experiments
 
     project = require_project(ctx, experiment)
     outcome = verify_experiments(project, all_experiments=all_experiments, history=history, canaries=canaries)
@@ -155,12 +148,12 @@ def compile_command(
     it records unchanged, and the freeze verified) is reused, as dbt's partial parsing does; --full
     compiles anyway.
     """
-    from schemarouter.application.compiled import compile_or_reuse
+    from schemarouter.api.pipeline import compile_outcome
     from schemarouter.runtime.report.command_progress import CommandProgress
 
     project = paths(ctx, experiment)
     with CommandProgress("sr compile") as progress:
-        outcome = compile_or_reuse(project, require_frozen=require_frozen, full=full, progress=progress)
+        outcome = compile_outcome(project, require_frozen=require_frozen, full=full, progress=progress)
     target = project.compiled_manifest.relative_to(project.root).as_posix()
     freeze = outcome.spec.build.freeze
     if freeze is None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import ClassVar, Protocol, TypeVar
 
 from schemarouter.errors import SchemaRouterError
+from schemarouter.registry import Registry
 from schemarouter.runtime.catalog.importers.options import ImportOptions
 from schemarouter.runtime.catalog.importers.source import SourceFile
 from schemarouter.runtime.catalog.model import Catalog
@@ -24,19 +25,24 @@ class Importer(Protocol):
     def import_catalog(self, source: SourceFile, options: ImportOptions) -> Catalog: ...
 
 
-_IMPORTERS: dict[str, type[Importer]] = {}
-
 T = TypeVar("T", bound=type[Importer])
+
+# The built-in importers are the modules of this package; installed packages add theirs through the
+# ``schemarouter.importers`` entry points.
+IMPORTERS: Registry[type[Importer]] = Registry(
+    "importer",
+    group="importers",
+    package="schemarouter.runtime.catalog.importers",
+    first=("mcp_tools", "openai_tools", "openapi"),
+)
 
 
 def register_importer(code: str) -> Callable[[T], T]:
     """Class decorator: register an importer under ``code`` (once)."""
 
     def register(cls: T) -> T:
-        if code in _IMPORTERS:
-            raise ValueError(f"importer code {code!r} is already registered")
         cls.code = code
-        _IMPORTERS[code] = cls
+        IMPORTERS.add(code, cls, module=cls.__module__)
         return cls
 
     return register
@@ -44,25 +50,13 @@ def register_importer(code: str) -> Callable[[T], T]:
 
 def importer_codes() -> tuple[str, ...]:
     """The registered codes, sorted."""
-    _load_builtin()
-    return tuple(sorted(_IMPORTERS))
+    return tuple(IMPORTERS.names())
 
 
 def importer_for(code: str) -> Importer:
     """A new importer of the format ``code``."""
-    _load_builtin()
-    cls = _IMPORTERS.get(code)
-    if cls is None:
+    if code not in IMPORTERS:
         raise SchemaRouterError(
-            f"--from {code}: no importer of that name; importers: {', '.join(sorted(_IMPORTERS))}"
+            f"--from {code}: no importer of that name; importers: {', '.join(IMPORTERS.names())}"
         )
-    return cls()
-
-
-def _load_builtin() -> None:
-    # Each module registers its importer on import.
-    from schemarouter.runtime.catalog.importers import (  # noqa: F401
-        mcp_tools,
-        openai_tools,
-        openapi,
-    )
+    return IMPORTERS.get(code)()

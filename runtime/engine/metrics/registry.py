@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
-from schemarouter.discovery import import_modules
 from schemarouter.errors import SchemaRouterError
+from schemarouter.registry import Registry
 from schemarouter.runtime.catalog.model import Endpoint
 from schemarouter.runtime.policy.integrity import AttemptView
 from schemarouter.runtime.simulator.calls import ExecutedCall
@@ -45,16 +45,20 @@ class RegisteredMetric:
     module: str
 
 
-_REGISTRY: dict[str, RegisteredMetric] = {}
+# ``builtin`` first, then the package's other modules by name, then the ``schemarouter.metrics`` entry
+# points of installed packages.
+METRICS: Registry[RegisteredMetric] = Registry(
+    "metric", group="metrics", package=__name__.rsplit(".", 1)[0], first=("builtin",), skip=("registry",)
+)
 
 
 def metric(metric_id: str, *, components: tuple[str, ...] = ()) -> Callable[[MetricFn], MetricFn]:
     """Register ``fn`` as the per-episode function of ``metric_id`` (its spec entry's ``id``)."""
 
     def register(fn: MetricFn) -> MetricFn:
-        if metric_id in _REGISTRY and _REGISTRY[metric_id].fn is not fn:
-            raise ValueError(f"metric {metric_id!r} is registered twice ({_REGISTRY[metric_id].module})")
-        _REGISTRY[metric_id] = RegisteredMetric(metric_id, fn, components, fn.__module__)
+        METRICS.add(
+            metric_id, RegisteredMetric(metric_id, fn, components, fn.__module__), module=fn.__module__
+        )
         return fn
 
     return register
@@ -62,22 +66,20 @@ def metric(metric_id: str, *, components: tuple[str, ...] = ()) -> Callable[[Met
 
 def registered_metrics() -> tuple[RegisteredMetric, ...]:
     """Every registered metric, in registration order (``builtin`` first, then modules by name)."""
-    import_modules(__name__.rsplit(".", 1)[0], first=("builtin",), skip=("registry",))
-    return tuple(_REGISTRY.values())
+    return tuple(e.value for e in METRICS.entries())
 
 
 def metrics_named(metric_ids: Sequence[str]) -> tuple[RegisteredMetric, ...]:
     """The registered metrics an experiment's metrics.yaml names, in its order: a metric registered for
     another experiment is never computed, so it changes no byte of this one's traces. A named metric
     without an implementation is one clear error."""
-    import_modules(__name__.rsplit(".", 1)[0], first=("builtin",), skip=("registry",))
-    missing = [m for m in metric_ids if m not in _REGISTRY]
+    missing = [m for m in metric_ids if m not in METRICS]
     if missing:
         raise SchemaRouterError(
             f"metrics.yaml names {', '.join(map(repr, missing))}, which no module of "
-            "runtime/engine/metrics/ registers (@metric)"
+            "runtime/engine/metrics/ or installed package registers (@metric)"
         )
-    return tuple(_REGISTRY[m] for m in metric_ids)
+    return tuple(METRICS.get(m) for m in metric_ids)
 
 
 @dataclass

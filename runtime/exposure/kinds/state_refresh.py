@@ -9,8 +9,8 @@ The refresh variants are condition parameters (``refresh`` in conditions.yaml), 
   ``keep.original_top`` of the original query's ranking, and (``keep.last_attempted``) the state's
   last attempted route if it was exposed; a kept route is not repeated among the new ones;
 - ``cursor: true``: the n-th refresh with the same input (query and state, apart from a declared
-  ``attempt_count``) shows page n of its ranking (ranks n*k+1 .. (n+1)*k), so a second block shows
-  the next page, not the same one.
+  field derived from ``attempt.count``) shows page n of its ranking (ranks n*k+1 .. (n+1)*k), so a
+  second block shows the next page, not the same one.
 
 With the defaults (replace, no cursor) it behaves byte for byte as 0.14's SR-5-STATE-AWARE.
 """
@@ -34,10 +34,12 @@ from schemarouter.runtime.state import ObservableState
 
 
 def _cursor_key(state: ObservableState) -> str:
-    """The refresh input the cursor pages on: the state without its attempt counter (which a declared
-    ``attempt_count`` raises on every attempt, so no two inputs would ever be the same)."""
+    """The refresh input the cursor pages on: the state without its attempt counter (which a field
+    derived from ``attempt.count`` raises on every attempt, so no two inputs would ever be the same)."""
     data = state.model_dump(mode="json")
-    data.pop("attempt_count", None)
+    for f in state.layout.fields:
+        if f.source.code == "attempt.count":
+            data.pop(f.name, None)
     return json.dumps(data, sort_keys=True)
 
 
@@ -111,7 +113,7 @@ class StateRefresh(HeldExposure):
             return merged[-self._cap :] if self._cap is not None else merged
         if self._mode == "replace_keep":
             kept = list(self._original[: self._keep.original_top])
-            attempted = getattr(state, "last_attempted_route_id", None)
+            attempted = state.value_of("attempt.route_id")
             if self._keep.last_attempted and attempted and attempted in self._exposed:
                 kept.append(str(attempted))
             return _unique((*kept, *fresh))

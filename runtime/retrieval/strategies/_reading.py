@@ -1,6 +1,6 @@
 """The typed reading of a canonical state, and the reordering of candidates it implies.
 
-Shared by ``typed_state``, ``dense`` and ``hybrid`` (a private module: ``load_all`` registers no
+Shared by ``typed_state``, ``dense`` and ``hybrid`` (a private module: discovery registers no
 strategy from it). The state text is parsed as JSON; only values are read, never key names, and
 only the typed values the contract defines. The catalog's public documentation (output semantic IDs,
 the ``deprecated`` flag, the version, the error classes a route documents and the ones its

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from schemarouter.discovery import import_modules
 from schemarouter.errors import SchemaRouterError
+from schemarouter.registry import Registry, decorator
 from schemarouter.runtime.run.outcomes import ExecutionRequest, ExecutionSummary
 
 # Codes are stable: they are what users type and what run manifests record.
@@ -38,35 +38,29 @@ class Executor(Protocol):
 
 
 ExecutorFactory = Callable[[ExecutorOptions], Executor]
-_REGISTRY: dict[str, ExecutorFactory] = {}
+# ``local`` first, then the package's other modules; installed packages add theirs through the
+# ``schemarouter.executors`` entry points.
+EXECUTORS: Registry[ExecutorFactory] = Registry(
+    "executor",
+    group="executors",
+    package=__name__.rsplit(".", 1)[0],
+    first=("local",),
+    skip=("registry",),
+)
 
 
 def register_executor(code: str) -> Callable[[ExecutorFactory], ExecutorFactory]:
     """Register an executor under ``code``; a code is taken once."""
-
-    def wrap(factory: ExecutorFactory) -> ExecutorFactory:
-        if _REGISTRY.get(code, factory) is not factory:
-            raise ValueError(f"executor code {code!r} is already registered")
-        _REGISTRY[code] = factory
-        return factory
-
-    return wrap
-
-
-def _discover() -> None:
-    import_modules(__name__.rsplit(".", 1)[0], first=("local",), skip=("registry",))
+    return decorator(EXECUTORS, code)
 
 
 def executor_codes() -> list[str]:
-    _discover()
-    return sorted(_REGISTRY)
+    return EXECUTORS.names()
 
 
 def make_executor(code: str, options: ExecutorOptions | None = None) -> Executor:
     """The executor registered under ``code``; unknown codes are one line naming the known ones."""
-    _discover()
-    factory = _REGISTRY.get(code)
-    if factory is None:
+    if code not in EXECUTORS:
         known = ", ".join(executor_codes())
         raise SchemaRouterError(f"--executor {code!r}: unknown executor; known: {known}")
-    return factory(options or ExecutorOptions())
+    return EXECUTORS.get(code)(options or ExecutorOptions())

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from schemarouter.discovery import import_modules
+from schemarouter.registry import Registry
 from schemarouter.runtime.scoring.bootstrap import Interval
 from schemarouter.runtime.scoring.per_task import Row
 from schemarouter.runtime.scoring.spec import CriterionDef, MetricDef
@@ -40,17 +40,23 @@ class RegisteredStatistic:
     fn: StatisticFn
 
 
-_REGISTRY: dict[str, RegisteredStatistic] = {}
+# ``builtin`` first, then the package's other modules, then the ``schemarouter.statistics`` entry points.
+STATISTICS: Registry[RegisteredStatistic] = Registry(
+    "gate statistic",
+    group="statistics",
+    package=__name__.rsplit(".", 1)[0],
+    first=("builtin",),
+    skip=("registry",),
+)
 
 
 def statistic(name: str, *, compares: tuple[str, ...]) -> Callable[[StatisticFn], StatisticFn]:
     def register(fn: StatisticFn) -> StatisticFn:
-        _REGISTRY[name] = RegisteredStatistic(name, compares, fn)
+        STATISTICS.add(name, RegisteredStatistic(name, compares, fn), module=fn.__module__)
         return fn
 
     return register
 
 
 def registered_statistics() -> dict[str, RegisteredStatistic]:
-    import_modules(__name__.rsplit(".", 1)[0], first=("builtin",), skip=("registry",))
-    return dict(_REGISTRY)
+    return {e.name: e.value for e in STATISTICS.entries()}

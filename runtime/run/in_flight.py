@@ -1,0 +1,65 @@
+"""Episodes in flight on the threads of one process, over one loaded engine (`sr run --concurrency N`).
+
+A model episode spends nearly all of its time waiting for the server, so a process keeps several in
+flight at once: up to ``threads`` episodes run on a thread pool, each with its own agent over the
+process's one HTTP client and call cache (``runtime/agents/openai_agent.ModelLink``). Threads rather
+than asyncio: the engine, the gate and the simulator are synchronous code that already returns one
+episode's record from one call, and an episode is independent of every other, so a thread per episode
+in flight runs them unchanged, where asyncio would need an async copy of the engine's loop and of the
+agent. The CPU part of an episode holds the GIL; the waiting does not.
+
+Outcomes are handed to ``on_outcome`` in the calling thread as they finish, so the caller alone writes
+(one transaction per episode, in completion order; outputs are read back in canonical order). After a
+failure that stops the session, no further episode starts; those already in flight finish.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+from collections.abc import Callable, Sequence
+
+from schemarouter.runtime.run.engine_port import EpisodeRecord
+from schemarouter.runtime.run.outcomes import Failure
+from schemarouter.runtime.run.scope import EpisodeKey
+
+# How often the caller hears from a wait that finished nothing (progress lines at a steady interval).
+TICK_S = 0.5
+
+Outcome = EpisodeRecord | Failure
+
+
+def run_in_flight(
+    keys: Sequence[EpisodeKey],
+    outcome_of: Callable[[EpisodeKey], Outcome],
+    *,
+    threads: int,
+    on_outcome: Callable[[EpisodeKey, Outcome], None],
+    should_stop: Callable[[], bool] = lambda: False,
+    on_tick: Callable[[], None] | None = None,
+) -> bool:
+    """Run ``keys`` with up to ``threads`` in flight; False when it stopped before starting them all."""
+    pending = iter(keys)
+    running: dict[cf.Future[Outcome], EpisodeKey] = {}
+    started = 0
+    with cf.ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="episode") as pool:
+        stopped = False
+        while True:
+            while not stopped and len(running) < threads:
+                key = next(pending, None)
+                if key is None:
+                    break
+                running[pool.submit(outcome_of, key)] = key
+                started += 1
+            if not running:
+                break
+            done, _ = cf.wait(running, timeout=TICK_S, return_when=cf.FIRST_COMPLETED)
+            if not done and on_tick is not None:
+                on_tick()
+            for future in sorted(done, key=lambda f: running[f]):
+                key = running.pop(future)
+                outcome = future.result()  # outcome_of never raises: failures are values
+                on_outcome(key, outcome)
+                if isinstance(outcome, Failure) and outcome.stops_session:
+                    stopped = True
+            stopped = stopped or should_stop()
+    return started == len(keys)

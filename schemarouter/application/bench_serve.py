@@ -1,0 +1,333 @@
+"""`sr bench serve`: how many episodes `sr run --concurrency N` keeps in flight against a model server.
+
+It starts the loopback server (``bench_server.py``, its own process) with a set latency, and for each
+N runs the same command a user would, ``sr run --agent openai --concurrency N``, as a fresh process on
+a pilot of the development surface (so nothing is recorded in any lock). Every episode is one model
+turn. Per N it prints:
+
+- wall: the whole ``sr run`` process (start-up, engine load, episodes, scoring), from outside;
+- ideal: ``episodes / N x latency`` plus the wall of the same command with the reference agent over the
+  same episodes (what the run costs without waiting for a model);
+- occupancy: the server's time-weighted mean of requests in flight over its busy window, divided by N;
+- peak RSS: the largest sum of resident memory over the run's process tree (psutil, sampled at 20 Hz);
+- inspect_ai: the wall of a fresh process that sends the same number of requests to the same server
+  through inspect_ai's own async client (``get_model("openai/...", base_url=...)`` with
+  ``GenerateConfig(max_connections=N)``), and its ratio to ours (above 1: inspect_ai is slower).
+
+N = 1 at a latency of 1 s would wait 45 minutes for 2,700 episodes, so each N runs at most
+``per_slot x N`` episodes: the shard ``1/k`` of the scope with the fewest ``k`` that fits (shards are not
+scored; the full scope is). Timings are printed beside their targets, never asserted, with the load
+average before and after.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.project import ProjectPaths
+
+# Targets of issue #29 at latency 1 s, N = 256, 2,700 one-turn episodes; printed, never asserted.
+WALL_TARGET_RATIO = 1.3
+OCCUPANCY_TARGET = 0.9
+RSS_TARGET_BYTES = 1.5e9
+INSPECT_TARGET_RATIO = 1.0
+MAX_CONCURRENCY = 1024  # sr run's own limit
+SAMPLE_S = 0.05
+
+
+@dataclass(frozen=True)
+class ServeBench:
+    """What `sr bench serve` was asked for."""
+
+    concurrencies: tuple[int, ...] = (1, 16, 64, 256)
+    latency_s: float = 1.0
+    jitter_s: float = 0.0
+    error_rate: float = 0.0
+    per_slot: int = 20
+    workers: int = 2
+    inspect: bool = True
+    constrained: bool = False
+
+    def check(self) -> None:
+        if not self.concurrencies or min(self.concurrencies) < 1 or max(self.concurrencies) > MAX_CONCURRENCY:
+            raise SchemaRouterError(f"--concurrency: each between 1 and {MAX_CONCURRENCY}")
+        if not 0 <= self.latency_s <= 60 or not 0 <= self.jitter_s <= 60:
+            raise SchemaRouterError("--latency and --jitter: seconds between 0 and 60")
+        if not 0 <= self.error_rate < 1:
+            raise SchemaRouterError("--error-rate: a share in [0, 1)")
+
+
+@dataclass(frozen=True)
+class Measured:
+    wall_s: float
+    peak_rss: int
+    stats: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ServeRow:
+    n: int
+    episodes: int
+    shard: str
+    ours: Measured
+    reference: Measured
+    ideal_s: float
+    inspect: Measured | None
+
+    @property
+    def occupancy(self) -> float:
+        return float(self.ours.stats.get("mean_in_flight", 0.0)) / self.n
+
+    @property
+    def inspect_ratio(self) -> float | None:
+        return None if self.inspect is None else self.inspect.wall_s / self.ours.wall_s
+
+
+def load_average() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def _sr(project: ProjectPaths, *args: str) -> list[str]:
+    command = [sys.executable, "-c", "from schemarouter.cli.app import main; main()"]
+    experiment = ("--experiment", project.experiment) if project.experiment else ()
+    return [*command, "--project-dir", str(project.root), "run", *experiment, *args]
+
+
+def _tree_rss(process: Any) -> int:
+    import psutil
+
+    total = 0
+    try:
+        for p in [process, *process.children(recursive=True)]:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                continue
+    except psutil.Error:
+        return 0
+    return total
+
+
+def timed(command: Sequence[str], log: Path) -> tuple[float, int]:
+    """Wall seconds and the peak RSS of the process tree of ``command`` (its output goes to ``log``)."""
+    import psutil
+
+    with log.open("wb") as out:
+        started = time.perf_counter()
+        child = subprocess.Popen(list(command), stdout=out, stderr=subprocess.STDOUT)
+        watched = psutil.Process(child.pid)
+        peak = [0]
+
+        def sample() -> None:
+            while child.poll() is None:
+                peak[0] = max(peak[0], _tree_rss(watched))
+                time.sleep(SAMPLE_S)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        code = child.wait()
+        wall = time.perf_counter() - started
+        sampler.join()
+    if code != 0:
+        tail = log.read_text(errors="replace")[-600:]
+        raise SchemaRouterError(f"{' '.join(command[3:])}: exit {code}; see {log}:\n{tail}")
+    return wall, peak[0]
+
+
+class Server:
+    """The loopback server process for the block."""
+
+    def __init__(self, bench: ServeBench) -> None:
+        self.bench = bench
+        self.process: subprocess.Popen[bytes] | None = None
+        self.base_url = ""
+
+    def __enter__(self) -> Server:
+        args = [
+            sys.executable,
+            "-m",
+            "schemarouter.application.bench_server",
+            "--latency",
+            str(self.bench.latency_s),
+            "--jitter",
+            str(self.bench.jitter_s),
+            "--error-rate",
+            str(self.bench.error_rate),
+        ]
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline().decode().split()
+        if len(line) != 2 or line[0] != "port":
+            self.__exit__()
+            raise SchemaRouterError(
+                "sr bench serve: the loopback server did not start (is uvicorn installed?)"
+            )
+        self.base_url = f"http://127.0.0.1:{line[1]}/v1"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+
+    def stats(self, reset: bool = False) -> dict[str, Any]:
+        import httpx
+
+        response = httpx.request("POST" if reset else "GET", self.base_url + "/stats", timeout=10)
+        data = response.json()
+        assert isinstance(data, dict)
+        return data
+
+
+def shard_for(total: int, budget: int) -> tuple[str, int]:
+    """The shard ``1/k`` with the fewest ``k`` whose share fits ``budget`` episodes, and its size."""
+    k = max(1, math.ceil(total / max(1, budget)))
+    return f"1/{k}", len(range(0, total, k))
+
+
+def bench_serve(
+    project: ProjectPaths, bench: ServeBench, out: Path, total: int, console: Any
+) -> list[ServeRow]:
+    """Run every N; print a table as it goes. ``total``: the episodes of the whole pilot scope."""
+    bench.check()
+    out.mkdir(parents=True, exist_ok=True)
+    rows: list[ServeRow] = []
+    mode = "--constrained-decoding" if bench.constrained else "--native-tools"
+    console.print(
+        f"sr bench serve: latency {bench.latency_s} s (jitter {bench.jitter_s} s, "
+        f"errors {bench.error_rate}), "
+        f"{total} one-turn episodes at most, {bench.per_slot} per slot; load average {load_average()}",
+        markup=False,
+    )
+    references: dict[str, Measured] = {}
+    with Server(bench) as server:
+        for n in bench.concurrencies:
+            shard, episodes = shard_for(total, bench.per_slot * n)
+            common = ("--surface", "dev", "--shard", shard, "--no-plots")
+            if shard not in references:
+                wall, rss = timed(
+                    _sr(
+                        project, *common, "--workers", str(bench.workers), "--run-dir", str(out / f"ref-{n}")
+                    ),
+                    out / f"ref-{n}.log",
+                )
+                references[shard] = Measured(wall, rss, {})
+            reference = references[shard]
+            server.stats(reset=True)
+            wall, rss = timed(
+                _sr(
+                    project,
+                    *common,
+                    "--agent",
+                    "openai",
+                    "--base-url",
+                    server.base_url,
+                    "--model",
+                    "scripted",
+                    mode,
+                    "--no-cache",
+                    "--concurrency",
+                    str(n),
+                    "--workers",
+                    str(min(bench.workers, n)),
+                    "--run-dir",
+                    str(out / f"n{n}"),
+                ),
+                out / f"n{n}.log",
+            )
+            ours = Measured(wall, rss, server.stats())
+            inspect = _inspect(server, n, int(ours.stats["requests"]), out) if bench.inspect else None
+            ideal = episodes / n * bench.latency_s + reference.wall_s
+            row = ServeRow(n, episodes, shard, ours, reference, ideal, inspect)
+            rows.append(row)
+            console.print(row_line(row), markup=False)
+    console.print(f"load average after: {load_average()}", markup=False)
+    console.print(target_line(rows, bench), markup=False)
+    return rows
+
+
+def _inspect(server: Server, n: int, requests: int, out: Path) -> Measured:
+    server.stats(reset=True)
+    command = [
+        sys.executable,
+        "-m",
+        "schemarouter.application.bench_inspect",
+        "--base-url",
+        server.base_url,
+        "--requests",
+        str(requests),
+        "--connections",
+        str(n),
+    ]
+    log = out / f"inspect-n{n}.log"
+    wall, rss = timed(command, log)
+    stats = server.stats()
+    lines = log.read_text(errors="replace").strip().splitlines()
+    stats["loop_s"] = json.loads(lines[-1])["loop_s"] if lines else None
+    return Measured(wall, rss, stats)
+
+
+def row_line(row: ServeRow) -> str:
+    ours = row.ours
+    text = (
+        f"N={row.n:<4} episodes {row.episodes:>5} (shard {row.shard:>6})  wall {ours.wall_s:7.1f} s  "
+        f"ideal {row.ideal_s:7.1f} s ({ours.wall_s / row.ideal_s:4.2f}x; reference agent "
+        f"{row.reference.wall_s:.1f} s)  occupancy {row.occupancy:4.2f} "
+        f"(peak {ours.stats.get('peak_in_flight')})  peak RSS {ours.peak_rss / 1e6:6.0f} MB  "
+        f"server errors {ours.stats.get('errors', 0)}"
+    )
+    if row.inspect is not None:
+        inspect_occupancy = float(row.inspect.stats.get("mean_in_flight", 0.0)) / row.n
+        text += (
+            f"  | inspect_ai {row.inspect.wall_s:7.1f} s for {row.inspect.stats.get('requests')} requests "
+            f"(its generate loop {row.inspect.stats.get('loop_s') or 0:.1f} s, occupancy "
+            f"{inspect_occupancy:4.2f}, peak RSS {row.inspect.peak_rss / 1e6:.0f} MB): "
+            f"{row.inspect_ratio:.2f}x ours"
+        )
+    return text
+
+
+def target_line(rows: Sequence[ServeRow], bench: ServeBench) -> str:
+    top = max(rows, key=lambda r: r.n)
+    parts = [
+        f"targets (latency 1 s, N=256, 2,700 episodes; this run: latency {bench.latency_s} s, "
+        f"N={top.n}, {top.episodes} episodes):",
+        f"wall/ideal {top.ours.wall_s / top.ideal_s:.2f} (<= {WALL_TARGET_RATIO})",
+        f"occupancy {top.occupancy:.2f} (>= {OCCUPANCY_TARGET})",
+        f"peak RSS {top.ours.peak_rss / 1e9:.2f} GB (<= {RSS_TARGET_BYTES / 1e9})",
+    ]
+    ratios = [r.inspect_ratio for r in rows if r.inspect_ratio is not None]
+    if ratios:
+        parts.append(f"inspect_ai / ours at every N {min(ratios):.2f} or more (>= {INSPECT_TARGET_RATIO})")
+    return "  ".join(parts)
+
+
+def pilot_scope_size(project: ProjectPaths) -> int:
+    """Episodes of the whole pilot scope: every condition x catalog x development-surface task."""
+    from schemarouter.application.compiled import compiled_for_run
+    from schemarouter.application.surfaces import choose_surface
+    from schemarouter.compiler import compile_project
+
+    compiled = compiled_for_run(project, compile=compile_project).spec
+    tasks = choose_surface(project, surface="dev", surface_file=None).tasks(project)
+    return len(compiled.conditions) * len(compiled.experiment.catalog_sizes) * len(tasks)
+
+
+def run_serve_bench(project: ProjectPaths, bench: ServeBench, out: Path, console: Any) -> list[ServeRow]:
+    """`sr bench serve`: the output directory through the output guard, then every N."""
+    from schemarouter.output_guard import output_guard
+
+    bench.check()
+    directory = output_guard(project.root).directory(out, option="--out")
+    return bench_serve(project, bench, directory, pilot_scope_size(project), console)

@@ -1,0 +1,172 @@
+"""The loopback model server of `sr bench serve`: a real HTTP server on 127.0.0.1 (uvicorn, one ASGI
+callable, no framework) that answers OpenAI chat-completions requests after a set latency.
+
+Every answer is the scripted final answer (``{"action":"final_answer","arguments":{}}`` when the
+request asks for a JSON response format, plain text otherwise), so each episode is one model turn.
+``--jitter`` adds a uniform delay in [0, jitter]; ``--error-rate`` answers that share of requests with
+HTTP 503 and ``Retry-After: 0`` (the client retries); both draw from one RNG seeded by ``--seed``.
+
+It measures what the bench reports as occupancy: the time-weighted mean of requests in flight over the
+window from the first request's arrival to the last answer (``GET /stats``; ``POST /stats/reset``
+starts a new window). Run it as ``python -m schemarouter.application.bench_server --port 0``: it
+prints ``port N`` on stdout once it listens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import socket
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+@dataclass
+class Occupancy:
+    """Requests in flight over time: their time-weighted mean over the busy window."""
+
+    in_flight: int = 0
+    peak: int = 0
+    requests: int = 0
+    errors: int = 0
+    _area: float = 0.0
+    _since: float = 0.0
+    _first: float | None = None
+    _last: float | None = None
+
+    def change(self, delta: int) -> None:
+        now = time.perf_counter()
+        if self._first is None:
+            self._first = self._since = now
+        self._area += self.in_flight * (now - self._since)
+        self._since = now
+        self.in_flight += delta
+        self.peak = max(self.peak, self.in_flight)
+        if delta < 0:
+            self._last = now
+
+    def stats(self) -> dict[str, Any]:
+        window = (self._last - self._first) if self._first is not None and self._last is not None else 0.0
+        return {
+            "requests": self.requests,
+            "errors": self.errors,
+            "peak_in_flight": self.peak,
+            "window_s": window,
+            "mean_in_flight": self._area / window if window > 0 else 0.0,
+        }
+
+
+@dataclass
+class ScriptedServer:
+    latency_s: float
+    jitter_s: float = 0.0
+    error_rate: float = 0.0
+    seed: int = 0
+    occupancy: Occupancy = field(default_factory=Occupancy)
+
+    def __post_init__(self) -> None:
+        self._rng = random.Random(self.seed)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        body = await _body(receive)
+        path = scope["path"]
+        if path.endswith("/stats"):
+            if scope["method"] == "POST":
+                self.occupancy = Occupancy()
+            await _json(send, 200, self.occupancy.stats())
+            return
+        if not path.endswith("/chat/completions"):
+            await _json(send, 404, {"error": {"message": f"no route {path}"}})
+            return
+        self.occupancy.change(+1)
+        try:
+            delay = self.latency_s + (self._rng.uniform(0.0, self.jitter_s) if self.jitter_s else 0.0)
+            fail = self.error_rate > 0 and self._rng.random() < self.error_rate
+            await asyncio.sleep(delay)
+            if fail:
+                self.occupancy.errors += 1
+                await _json(send, 503, {"error": {"message": "scripted error"}}, retry_after="0")
+                return
+            self.occupancy.requests += 1
+            await _json(send, 200, scripted_answer(json.loads(body or b"{}")))
+        finally:
+            self.occupancy.change(-1)
+
+
+def scripted_answer(request: dict[str, Any]) -> dict[str, Any]:
+    """The final answer at once, in the form the request's mode reads."""
+    constrained = "response_format" in request
+    content = '{"action":"final_answer","arguments":{}}' if constrained else "done"
+    return {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion",
+        "created": 0,
+        "model": request.get("model", "scripted"),
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
+    }
+
+
+async def _body(receive: Receive) -> bytes:
+    chunks = []
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def _json(send: Send, status: int, payload: Any, retry_after: str | None = None) -> None:
+    body = json.dumps(payload).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if retry_after is not None:
+        headers.append((b"retry-after", retry_after.encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def main(argv: list[str] | None = None) -> None:
+    import uvicorn
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=1.0)
+    parser.add_argument("--jitter", type=float, default=0.0)
+    parser.add_argument("--error-rate", type=float, default=0.0)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    app = ScriptedServer(args.latency, args.jitter, args.error_rate, args.seed)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", args.port))
+    print(f"port {sock.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(app, log_level="warning", backlog=4096, timeout_keep_alive=60, access_log=False)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,68 @@
+"""`sr bench serve`: the loopback server it starts (a real uvicorn process), what it measures, and one
+tiny run of the command itself. Timings are printed, never asserted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+from run_support import REPO
+from typer.testing import CliRunner
+
+from schemarouter.application.bench_serve import ServeBench, Server, shard_for
+from schemarouter.cli.app import app
+from schemarouter.errors import SchemaRouterError
+
+pytestmark = pytest.mark.slow  # starts server processes and two short runs
+
+
+def test_the_server_answers_after_its_latency_and_counts_requests_in_flight() -> None:
+    with Server(ServeBench(latency_s=0.05)) as server:
+        body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+        answer = httpx.post(server.base_url + "/chat/completions", json=body, timeout=10).json()
+        assert answer["choices"][0]["message"]["content"] == "done"
+        constrained = httpx.post(
+            server.base_url + "/chat/completions", json={**body, "response_format": {}}, timeout=10
+        ).json()
+        assert constrained["choices"][0]["message"]["content"] == '{"action":"final_answer","arguments":{}}'
+        stats = server.stats()
+        assert stats["requests"] == 2 and stats["peak_in_flight"] == 1
+        assert 0.5 < stats["mean_in_flight"] <= 1.0  # one at a time, busy most of its window
+        assert server.stats(reset=True)["requests"] == 0
+
+
+def test_an_error_rate_answers_503_with_retry_after() -> None:
+    with Server(ServeBench(latency_s=0.0, error_rate=0.5)) as server:
+        codes = [
+            httpx.post(server.base_url + "/chat/completions", json={"messages": []}, timeout=10)
+            for _ in range(40)
+        ]
+    failed = [r for r in codes if r.status_code == 503]
+    assert 5 < len(failed) < 35 and all(r.headers["retry-after"] == "0" for r in failed)
+
+
+def test_each_n_runs_the_fewest_shards_that_fit_its_budget() -> None:
+    assert shard_for(2700, 5120) == ("1/1", 2700)
+    assert shard_for(2700, 20) == ("1/135", 20)
+    assert shard_for(2700, 320) == ("1/9", 300)
+
+
+def test_bad_options_are_one_line() -> None:
+    with pytest.raises(SchemaRouterError, match="--error-rate"):
+        ServeBench(error_rate=1.0).check()
+    with pytest.raises(SchemaRouterError, match="--concurrency"):
+        ServeBench(concurrencies=(0,)).check()
+
+
+def test_sr_bench_serve_prints_a_row_per_n(tmp_path: Path) -> None:
+    """On the repository itself (its development surface; a pilot records nothing in any lock)."""
+    runner = CliRunner()
+    refused = runner.invoke(app, ["--project-dir", str(REPO), "bench", "serve", "--out", "spec/x"])
+    assert refused.exit_code == 1 and "--out" in refused.output and "Traceback" not in refused.output
+    args = ["--concurrency", "2", "--latency", "0.01", "--per-slot", "2", "--no-inspect"]
+    out = ["--out", str(tmp_path / "bench")]
+    result = runner.invoke(app, ["--project-dir", str(REPO), "bench", "serve", *args, *out])
+    assert result.exit_code == 0, result.output
+    assert "N=2    episodes     4" in result.output and "occupancy" in result.output
+    assert (tmp_path / "bench" / "n2" / "episodes.sqlite").is_file()

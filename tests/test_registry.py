@@ -1,0 +1,104 @@
+"""The one registry mechanism (schemarouter/registry.py): one duplicate rule naming both sources, one
+lookup error, discovery of installed packages' entry points with their distribution recorded."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from schemarouter.errors import SchemaRouterError
+from schemarouter.registry import Distribution, Registry, distribution_of
+
+
+def test_a_name_is_taken_once_and_the_error_names_both_sources() -> None:
+    registry: Registry[object] = Registry("widget", group=None)
+    first, second = object(), object()
+    registry.add("w", first, module="pkg.one")
+    registry.add("w", first, module="pkg.one")  # the same object again (a re-import): nothing happens
+    with pytest.raises(
+        SchemaRouterError, match=r"^widget 'w' is registered twice: by pkg\.one and by pkg\.two$"
+    ):
+        registry.add("w", second, module="pkg.two")
+    assert registry.get("w") is first and registry.names() == ["w"]
+
+
+def test_an_unknown_name_is_one_line_naming_the_known_ones() -> None:
+    registry: Registry[int] = Registry("widget", group=None)
+    registry.add("b", 2, module="m")
+    registry.add("a", 1, module="m")
+    with pytest.raises(SchemaRouterError, match=r"^unknown widget 'c'; known: a, b$"):
+        registry.get("c")
+    assert [e.name for e in registry.entries()] == ["b", "a"]  # registration order; names() sorted
+
+
+def _fake_distribution(root: Path, group: str, entry: str, module: str, body: str) -> None:
+    """A minimal installed distribution on sys.path: a module and a dist-info with its entry point."""
+    (root / f"{module}.py").write_text(body, encoding="utf-8")
+    info = root / "sr_widgets_demo-1.2.3.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sr-widgets-demo\nVersion: 1.2.3\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{entry} = {module}\n")
+
+
+def test_an_installed_package_registers_through_its_entry_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry: Registry[object] = Registry("widget", group="test_widgets_ok")
+    monkeypatch.setattr(sys.modules[__name__], "WIDGETS", registry, raising=False)
+    body = f"import {__name__} as host\nhost.WIDGETS.add('gear', 'a gear', module=__name__)\n"
+    _fake_distribution(tmp_path, "schemarouter.test_widgets_ok", "gear", "sr_widgets_ok_mod", body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    entry = registry.entry("gear")
+    assert entry.value == "a gear"
+    assert entry.origin.distribution == Distribution("sr-widgets-demo", "1.2.3")
+    assert "distribution sr-widgets-demo 1.2.3" in entry.origin.label()
+    assert distribution_of("sr_widgets_ok_mod") == Distribution("sr-widgets-demo", "1.2.3")
+
+
+def test_an_entry_point_that_registers_nothing_under_its_name_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry: Registry[object] = Registry("widget", group="test_widgets_none")
+    _fake_distribution(tmp_path, "schemarouter.test_widgets_none", "cog", "sr_widgets_none_mod", "x = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(
+        SchemaRouterError,
+        match=r"entry point cog = sr_widgets_none_mod of group "
+        r"schemarouter\.test_widgets_none \(distribution sr-widgets-demo 1\.2\.3\): "
+        r"registers no widget named 'cog'",
+    ):
+        registry.names()
+
+
+def test_an_entry_point_that_cannot_be_imported_is_one_line_naming_its_distribution(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry: Registry[object] = Registry("widget", group="test_widgets_broken")
+    body = "import sr_no_such_dependency_anywhere\n"
+    _fake_distribution(tmp_path, "schemarouter.test_widgets_broken", "nut", "sr_widgets_broken_mod", body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(SchemaRouterError) as err:
+        registry.names()
+    assert str(err.value) == (
+        "entry point nut = sr_widgets_broken_mod of group schemarouter.test_widgets_broken (distribution "
+        "sr-widgets-demo 1.2.3): cannot be loaded: ModuleNotFoundError: No module named "
+        "'sr_no_such_dependency_anywhere'"
+    )
+
+
+def test_our_own_modules_are_never_attributed_to_a_plugin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry: Registry[object] = Registry("widget", group="test_widgets_mixed")
+    monkeypatch.setattr(sys.modules[__name__], "MIXED", registry, raising=False)
+    body = (
+        f"import {__name__} as host\n"
+        "host.MIXED.add('builtin_like', 1, module='schemarouter.runtime.somewhere')\n"
+        "host.MIXED.add('bolt', 2, module=__name__)\n"
+    )
+    _fake_distribution(tmp_path, "schemarouter.test_widgets_mixed", "bolt", "sr_widgets_mixed_mod", body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert registry.entry("bolt").origin.distribution == Distribution("sr-widgets-demo", "1.2.3")
+    assert registry.entry("builtin_like").origin.distribution is None
