@@ -17,6 +17,7 @@ from schemarouter.atomic_write import write_text_atomic
 from schemarouter.compiler.git_info import git_state
 from schemarouter.compiler.verify import current_fingerprints, require_verified
 from schemarouter.errors import SchemaRouterError
+from schemarouter.progress import Progress, announce
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.spec_model import (
     MANIFEST_SCHEMA_VERSION,
@@ -39,19 +40,26 @@ COMPILER_VERSION = __version__
 
 
 def compile_project(
-    paths: ProjectPaths, *, write_manifest: bool = True, require_frozen: bool = False
+    paths: ProjectPaths,
+    *,
+    write_manifest: bool = True,
+    require_frozen: bool = False,
+    progress: Progress | None = None,
 ) -> CompiledSpec:
     """Validate, verify and compile the project's specs; write build/compiled.json unless told not to.
 
     Without spec/freeze.lock the result is a draft (``build.draft``), unless ``require_frozen``.
     Raises SchemaRouterError on invalid specs, on drift from the lock, or on a missing lock when required.
+    ``progress``: validating, verifying, building, writing.
     """
     from schemarouter.compiler import compiled_record
     from schemarouter.compiler.validate import validate_project  # not needed to rebuild a current build
 
     # The bytes compiled from, taken before reading them: a file edited meanwhile is a mismatch later.
     recorded = compiled_record.sources_if_readable(paths) if write_manifest else None
+    announce(progress, "validating the specs", 0)
     validated = validate_project(paths)
+    announce(progress, "verifying the freeze", 0)
     lock = read_lock(paths.lock_file)
     if lock is None:
         if require_frozen:
@@ -76,8 +84,10 @@ def compile_project(
         git=git_state(paths.root),
         sources=sources,
     )
+    announce(progress, "building the compiled spec", 0)
     spec = build_compiled_spec(validated.data, build)
     if write_manifest:
+        announce(progress, "writing compiled.json", 0)
         compiled_record.drop_record(paths)
         write_compiled(paths, spec)
         if freeze is not None and recorded is not None:

@@ -23,6 +23,9 @@ from schemarouter.runtime.state.guard import install_from_compiled, install_guar
 
 REPO = Path(__file__).resolve().parents[1]
 os.environ["COLUMNS"] = "200"
+# Commands print no progress lines on stderr (which CliRunner mixes into the output the tests read), so
+# a slow machine never adds a line; tests/test_command_progress.py turns it on where it checks it.
+os.environ["SR_PROGRESS"] = "off"
 
 # The repository's build is made current (as `make run` leaves it), so commands the tests run on the
 # repository itself reuse it rather than compiling again.

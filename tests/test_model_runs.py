@@ -125,7 +125,7 @@ def test_two_epochs_give_two_trials_per_task_and_a_pass_k_line(project: ProjectP
     report = json.loads((tmp_path / "run" / "report.json").read_text())
     assert report["epochs"]["epochs"] == 2 and report["scope"]["episodes"] == 4
     assert set(report["epochs"]["pass_hat_k"]["SR-5-STATIC"]["100"]) == {"1", "2"}
-    assert "SR-5-STATIC catalog 100: pass^1 0, pass^2 0; task_pass over 2 epochs" in out
+    assert "SR-5-STATIC catalog 100: pass^1 0, pass^2 0; task_pass 0, task-cluster bootstrap" in out
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     assert manifest["scope"]["epochs"] == 2 and manifest["episodes"] == 4
     assert [t.get("epoch") for t in traces(tmp_path / "run")] == [None, 2, None, 2]

@@ -22,6 +22,7 @@ from schemarouter.compiler.generate.nesting import distractor_kinds, nesting_ord
 from schemarouter.compiler.generate.sampling import sample_drafts
 from schemarouter.compiler.generate.tasks import assemble_task
 from schemarouter.errors import SchemaRouterError
+from schemarouter.progress import Progress, announce, counted
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.catalog.io import dump_catalog
 from schemarouter.runtime.catalog.model import Catalog
@@ -42,12 +43,16 @@ def _json(data: Any) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
 
 
-def generate(project: ProjectPaths) -> Generated:
-    """Everything `sr generate` writes, computed from the spec files alone."""
+def generate(project: ProjectPaths, *, progress: Progress | None = None) -> Generated:
+    """Everything `sr generate` writes, computed from the spec files alone (``progress``: each stage,
+    then each task assembled)."""
+    announce(progress, "reading the generator's specs", 0)
     inputs = load_inputs(project.spec_dir)
+    announce(progress, "building the endpoints", 0)
     endpoints, provenance = build_all(inputs)
     by_route = {e.route_id: e for e in endpoints}
     core = {r for r, p in provenance.items() if p.role == "core"}
+    announce(progress, "resolving the intents and sampling the tasks", 0)
     _, resolved = resolve_intents(inputs, endpoints, core)
     drafts = sample_drafts(inputs, resolved)
     required = {s.route_id for d in drafts for s in d.intent.plan}
@@ -73,7 +78,10 @@ def generate(project: ProjectPaths) -> Generated:
     }
     full = catalogs[max(inputs.catalog_sizes)]
     tasks = sorted(
-        (assemble_task(inputs, d, full, catalogs[smallest], provenance) for d in drafts),
+        (
+            assemble_task(inputs, d, full, catalogs[smallest], provenance)
+            for d in counted(progress, "assembling tasks", drafts, unit="tasks")
+        ),
         key=lambda t: t.task_id,
     )
     _check_queries(tasks, endpoints)

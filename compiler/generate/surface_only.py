@@ -48,6 +48,7 @@ from schemarouter.documents import (
     sorted_issues,
 )
 from schemarouter.errors import SchemaRouterError
+from schemarouter.progress import Progress, announce, counted
 from schemarouter.project import PROJECT_FILE, ProjectPaths
 from schemarouter.runtime.catalog.io import load_catalog_with_digest
 from schemarouter.runtime.catalog.model import Catalog
@@ -245,8 +246,12 @@ def _retag(task: Task, tag: str) -> Task:
     return task.model_copy(update={"task_id": f"{code}-{lang}-{tag}-{number}"})
 
 
-def generate_surface(project: ProjectPaths, settings: SurfaceSettings) -> GeneratedSurface:
-    """The surface of ``settings`` against the committed catalogs of ``project``'s experiment."""
+def generate_surface(
+    project: ProjectPaths, settings: SurfaceSettings, *, progress: Progress | None = None
+) -> GeneratedSurface:
+    """The surface of ``settings`` against the committed catalogs of ``project``'s experiment
+    (``progress``: each stage, then each task assembled)."""
+    announce(progress, "reading the intents and the committed catalogs", 0)
     base = load_inputs(project.spec_dir)
     inputs = _load_overlay(project, settings, base)
     planned = len(inputs.strata) * len(inputs.languages) * inputs.tasks_per_cell
@@ -259,11 +264,15 @@ def generate_surface(project: ProjectPaths, settings: SurfaceSettings) -> Genera
     smallest = catalogs[min(catalogs)]
     endpoints = list(full.endpoints)
     core = {r for r, p in provenance.items() if p.role == "core" and r in full.by_route()}
+    announce(progress, "resolving the intents and sampling the tasks", 0)
     _, resolved = resolve_intents(inputs, endpoints, core, planning_routes(provenance, smallest) - core)
     _require_in_smallest(resolved, smallest, _rel(project.root, settings.intents))
     drafts = sample_drafts(inputs, resolved)
     tasks = sorted(
-        (_retag(assemble_task(inputs, d, full, smallest, provenance), settings.tag) for d in drafts),
+        (
+            _retag(assemble_task(inputs, d, full, smallest, provenance), settings.tag)
+            for d in counted(progress, "assembling tasks", drafts, unit="tasks")
+        ),
         key=lambda t: t.task_id,
     )
     _check_queries(tasks, endpoints)
@@ -372,9 +381,11 @@ def committed_named_surfaces(project: ProjectPaths) -> list[str]:
     ]
 
 
-def generate_named(project: ProjectPaths, name: str) -> tuple[GeneratedSurface, Path]:
+def generate_named(
+    project: ProjectPaths, name: str, *, progress: Progress | None = None
+) -> tuple[GeneratedSurface, Path]:
     """The named surface against ``project``'s catalogs, and the directory it belongs in."""
     return (
-        generate_surface(project, load_named_surface(project.root, name)),
+        generate_surface(project, load_named_surface(project.root, name), progress=progress),
         named_surface_out_dir(project.root, name, project.experiment),
     )

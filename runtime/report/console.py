@@ -19,7 +19,18 @@ from schemarouter.runtime.report.numbers import fmt_number
 if TYPE_CHECKING:  # imported for the annotation only: `sr --help` does not load the run package
     from schemarouter.runtime.run.resultset import ResultSet
 
-LOG_WIDTH = 132
+LOG_WIDTH = 144
+GATE_COLUMNS = (
+    "catalog",
+    "code",
+    "metric",
+    "statistic",
+    "value",
+    "estimate",
+    "95% CI",
+    "threshold",
+    "passed",
+)
 
 
 def make_console(log_width: int = LOG_WIDTH) -> Console:
@@ -55,7 +66,9 @@ def verdict_line(report: dict[str, Any]) -> str:
 
 
 def print_verdict(console: Console, report: dict[str, Any], *, identity: str | None = None) -> None:
-    """The gate verdict and a short criteria table: code, metric, statistic, value, CI, threshold, passed.
+    """The gate verdict and a short criteria table: code, metric, statistic, value, estimate, CI,
+    threshold, passed. ``value`` is what the criterion tests (``ci_low`` is the interval's lower bound),
+    ``estimate`` the point estimate the interval is around (for G5 and G6, exact, the same number).
 
     ``identity``: the experiment and its lineage (``identity_line``), printed above the table."""
     gate = report["gate"]
@@ -73,8 +86,8 @@ def print_verdict(console: Console, report: dict[str, Any], *, identity: str | N
     table = Table(
         title=f"Gate: {gate['treatment']} vs {gate['comparator']}", title_justify="left", box=box.SIMPLE_HEAD
     )
-    for column in ("catalog", "code", "metric", "statistic", "value", "95% CI", "threshold", "passed"):
-        table.add_column(column, justify="right" if column in ("value", "threshold") else "left")
+    for column in GATE_COLUMNS:
+        table.add_column(column, justify="right" if column in ("value", "estimate", "threshold") else "left")
     for catalog, block in gate["by_catalog"].items():
         for c in block["criteria"]:
             ci = "exact" if c["ci_low"] is None and c["value"] is not None else _ci(c, report)
@@ -85,6 +98,7 @@ def print_verdict(console: Console, report: dict[str, Any], *, identity: str | N
                 c["metric"],
                 c["statistic"],
                 fmt_number(c["value"]),
+                fmt_number(c.get("point")),
                 ci,
                 f"{c['operator']} {fmt_number(c['threshold'])}",
                 passed,
@@ -95,7 +109,7 @@ def print_verdict(console: Console, report: dict[str, Any], *, identity: str | N
     from schemarouter.runtime.report.epochs_text import epoch_lines, warning_lines
 
     for line in [*warning_lines(report), *epoch_lines(report)]:
-        console.print(line, markup=False, highlight=False)
+        console.print(line, markup=False, highlight=False, soft_wrap=True)  # one line per cell, in logs too
 
 
 def status_lines(result_set: ResultSet) -> list[str]:

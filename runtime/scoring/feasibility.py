@@ -36,6 +36,7 @@ from typing import Literal
 
 import numpy as np
 
+from schemarouter.progress import Progress, counted
 from schemarouter.runtime.scoring.bootstrap import TaskLayout, resample_counts, resample_indices
 from schemarouter.runtime.scoring.estimates import estimate, round_sig
 from schemarouter.runtime.scoring.gate import OPERATORS
@@ -117,6 +118,7 @@ def assess(
     catalogs: Sequence[int],
     simulations: int = SIMULATIONS,
     seed: int = SIMULATION_SEED,
+    progress: Progress | None = None,
 ) -> list[Feasibility]:
     """Every gate criterion at every catalog size: estimate (``intervals``: point, low, high by
     criterion code and catalog), bound, MDD and verdict."""
@@ -129,6 +131,7 @@ def assess(
         catalogs=catalogs,
         simulations=simulations,
         seed=seed,
+        progress=progress,
     )
     out: list[Feasibility] = []
     for criterion in spec.gate.criteria:
@@ -192,9 +195,11 @@ def simulated_statistics(
     catalogs: Sequence[int],
     simulations: int = SIMULATIONS,
     seed: int = SIMULATION_SEED,
+    progress: Progress | None = None,
 ) -> dict[tuple[str, int], list[float]]:
     """Each difference criterion's statistic (treatment centred) on every simulated surface where it
-    is defined, by (code, catalog): one ``estimate`` per simulated surface for all of them."""
+    is defined, by (code, catalog): one ``estimate`` per simulated surface for all of them
+    (``progress``: each simulated surface)."""
     if not criteria:
         return {}
     treatment, comparator = spec.gate.treatment, spec.gate.comparator
@@ -213,7 +218,7 @@ def simulated_statistics(
     )
     statistics = registered_statistics()
     out: dict[tuple[str, int], list[float]] = {(c.code, k): [] for c in criteria for k in catalogs}
-    for draw in draws:
+    for draw in counted(progress, "simulated surfaces (MDD)", draws, unit="surfaces"):
         sim_rows = [
             {**centred[(layout.task_ids[source], condition, catalog)], "task_id": sim_layout.task_ids[p]}
             for catalog in catalogs

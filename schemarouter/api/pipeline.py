@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from schemarouter.api.project import ProjectArg, project_paths
 from schemarouter.application.compiled import CompiledForRun
 from schemarouter.application.verify import VerifyOutcome
+from schemarouter.progress import Progress
 from schemarouter.runtime.spec_model import CompiledSpec
 
 
@@ -28,12 +29,14 @@ def compile_outcome(
     experiment: str | None = None,
     require_frozen: bool = False,
     full: bool = False,
+    progress: Progress | None = None,
 ) -> CompiledForRun:
-    """``compile`` with whether build/<id>/compiled.json was reused (``sr compile`` says which)."""
+    """``compile`` with whether build/<id>/compiled.json was reused (``sr compile`` says which);
+    ``progress`` gets each stage (``schemarouter/progress.py``)."""
     from schemarouter.application.compiled import compile_or_reuse
 
     paths = project_paths(project, experiment)
-    return compile_or_reuse(paths, require_frozen=require_frozen, full=full)
+    return compile_or_reuse(paths, require_frozen=require_frozen, full=full, progress=progress)
 
 
 def verify(

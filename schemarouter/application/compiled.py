@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from schemarouter.compiler.compiled_record import reuse_compiled
+from schemarouter.progress import Progress, announce
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.spec_model import CompiledSpec
 
@@ -46,13 +47,15 @@ def compiled_without_writing(paths: ProjectPaths) -> CompiledSpec:
 
 
 def compile_or_reuse(
-    paths: ProjectPaths, *, require_frozen: bool = False, full: bool = False
+    paths: ProjectPaths, *, require_frozen: bool = False, full: bool = False, progress: Progress | None = None
 ) -> CompiledForRun:
     """`sr compile`: reuse a current build of a frozen experiment unless ``full``; else compile."""
     if not full and paths.lock_file.is_file():
+        announce(progress, "checking the current build", 0)
         reused = reuse_compiled(paths)
         if reused is not None:
             return CompiledForRun(reused, reused=True)
     from schemarouter.compiler.compile import compile_project
 
-    return CompiledForRun(compile_project(paths, require_frozen=require_frozen), reused=False)
+    spec = compile_project(paths, require_frozen=require_frozen, progress=progress)
+    return CompiledForRun(spec, reused=False)

@@ -17,6 +17,7 @@ refused, naming the episode). ``--out`` (and the default) pass the output guard
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from schemarouter.application.export_tables import DECISION_COLUMNS, RunTables, 
 from schemarouter.atomic_write import write_bytes_atomic
 from schemarouter.errors import SchemaRouterError
 from schemarouter.output_guard import output_guard
+from schemarouter.progress import Progress, announce
 from schemarouter.project import ProjectPaths
 from schemarouter.registry import Registry, decorator
 
@@ -58,10 +60,10 @@ def _two(out: Path, suffix: str, per_task: bytes, decision_points: bytes) -> lis
     return files
 
 
-def _inspect(tables: RunTables, out: Path) -> list[Path]:
+def _inspect(tables: RunTables, out: Path, *, progress: Progress | None = None) -> list[Path]:
     from schemarouter.application.export_inspect import write_inspect_logs
 
-    return write_inspect_logs(tables, out / "inspect")
+    return write_inspect_logs(tables, out / "inspect", progress=progress)
 
 
 # The run's own files an export reads; --out may not be a place where one of them would be replaced.
@@ -69,7 +71,8 @@ RUN_INPUTS = ("manifest.json", "episodes.sqlite", "per_task.jsonl", "report.json
 
 Exporter = Callable[[RunTables, Path], list[Path]]
 # The built-in formats register below; installed packages add theirs through the
-# ``schemarouter.exporters`` entry points (``@exporter(code)`` on a function of (tables, out dir)).
+# ``schemarouter.exporters`` entry points (``@exporter(code)`` on a function of (tables, out dir)). An
+# exporter that also takes a keyword ``progress`` gets the export's progress callback (inspect does).
 EXPORT_FORMATS: Registry[Exporter] = Registry("export format", group="exporters")
 
 
@@ -91,9 +94,15 @@ class ExportResult:
 
 
 def export_run(
-    paths: ProjectPaths, *, run_dir: Path, formats: list[str], out: Path | None = None
+    paths: ProjectPaths,
+    *,
+    run_dir: Path,
+    formats: list[str],
+    out: Path | None = None,
+    progress: Progress | None = None,
 ) -> ExportResult:
-    """Export the scored run in ``run_dir`` in every format of ``formats``."""
+    """Export the scored run in ``run_dir`` in every format of ``formats`` (``progress``: each stage, from
+    the recomputation of every episode's metrics to the last file)."""
     unknown = [f for f in formats if f not in EXPORT_FORMATS]
     if unknown or not formats:
         raise SchemaRouterError(
@@ -104,13 +113,21 @@ def export_run(
         raise SchemaRouterError(f"{run_dir}: not a run directory (no manifest.json)")
     guard = output_guard(paths.root, sources=[run_dir / name for name in RUN_INPUTS])
     target = guard.directory(out if out is not None else run_dir / "export", option="--out")
-    tables = load_run_tables(paths, run_dir)
+    tables = load_run_tables(paths, run_dir, progress=progress)
     files: list[Path] = []
     for code in dict.fromkeys(formats):
-        files.extend(EXPORT_FORMATS[code](tables, target))
+        announce(progress, f"writing {code}", 0)
+        files.extend(_export(EXPORT_FORMATS[code], tables, target, progress))
     return ExportResult(
         files=tuple(files),
         per_task_rows=len(tables.per_task),
         decision_point_rows=len(tables.decision_points),
         logs=sum(1 for f in files if f.suffix == ".eval"),
     )
+
+
+def _export(fn: Exporter, tables: RunTables, target: Path, progress: Progress | None) -> list[Path]:
+    """Call an exporter, handing it ``progress`` when it takes that keyword."""
+    if "progress" in inspect.signature(fn).parameters:
+        return fn(tables, target, progress=progress)  # type: ignore[call-arg]
+    return fn(tables, target)

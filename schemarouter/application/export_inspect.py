@@ -3,14 +3,19 @@
 
 One log per condition x catalog size (an inspect "task" is one configuration evaluated on a dataset):
 
-- ``eval``: task ``schemarouter/<experiment>/<condition>``, model ``schemarouter/<agent>``, run ID,
-  dataset the surface (evaluation, or the pilot's), metadata the experiment, freeze root, catalog,
-  condition and whether the run is a pilot; ``created`` is the run's creation time;
-- one sample per task (id the task ID, input its visible query, no target: the gold plan is never
-  exported into a transcript): the transcript as messages (the user's query; each model turn's tool call
-  or answer; each typed tool result), and one score ``schemarouter`` whose value is the task's row of
-  the per-task table (numbers only) with ``task_pass`` as its answer;
-- ``results``: per metric of the per-task table, the mean over the log's samples.
+- ``eval``: task ``schemarouter/<experiment>/<condition>/catalog-<size>`` (the log list tells the
+  catalog sizes apart), model ``schemarouter/<agent>``, run ID, dataset the surface (evaluation, or the
+  pilot's), metadata the experiment, freeze root, catalog, condition and whether the run is a pilot;
+  ``created`` is the run's creation time; the headline metric is ``task_pass``;
+- one sample per task and epoch (id the task ID, input its visible query, no target: the gold plan is
+  never exported into a transcript), with the episode's messages and events
+  (``export_inspect_events.py``: model events with the exposed tools, tool events with the gate's
+  decision, info events with each retrieval call) and two scores, in this order: ``task_pass`` (0 or 1,
+  ``pass``/``fail``, the check's reasons as the explanation), the primary score, which ``inspect view``
+  shows in its SCORE column; and ``schemarouter``, every other number of the task's per-task row;
+- ``results``: ``task_pass`` first (its ``mean``), then ``schemarouter`` with every other metric of the
+  report in metrics.yaml order; each value is report.json's point estimate (a ratio metric's ratio of
+  sums, as the gate reads it) with its task-cluster bootstrap interval in the metric's metadata.
 
 ``.eval`` files are zip archives; their entries carry inspect_ai's write time, so the bytes differ
 between exports while the content is the same.
@@ -18,15 +23,21 @@ between exports while the content is the same.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from schemarouter.application.export_inspect_events import episode_transcript, tool_infos
 from schemarouter.application.export_tables import Episode, Row, RunTables
 from schemarouter.errors import SchemaRouterError
+from schemarouter.progress import Progress, announce
+from schemarouter.runtime.catalog.io import load_catalog_with_digest
+from schemarouter.runtime.catalog.model import Catalog
 from schemarouter.runtime.scoring.per_task import KEY_FIELDS
+
+PRIMARY = "task_pass"  # the first score and the headline metric: inspect view's SCORE column
 
 
 def _inspect() -> Any:
@@ -40,18 +51,30 @@ def _inspect() -> Any:
     return inspect_ai.log
 
 
-def write_inspect_logs(tables: RunTables, out_dir: Path) -> list[Path]:
-    """Write one ``.eval`` log per condition x catalog into ``out_dir``; the files written."""
-    log_api = _inspect()
+def inspect_log_groups(tables: RunTables) -> dict[tuple[str, int], list[tuple[Episode, Row]]]:
+    """The episodes (with their per-task rows) of each log: condition x catalog, in the store's order."""
+    rows = {(r["task_id"], r["condition"], r["catalog"], r.get("epoch", 1)): r for r in tables.per_task}
     groups: dict[tuple[str, int], list[tuple[Episode, Row]]] = {}
-    rows = {(r["task_id"], r["condition"], r["catalog"]): r for r in tables.per_task}
     for episode in tables.episodes:
-        key = (episode.trace.task_id, episode.trace.condition, episode.trace.catalog)
-        groups.setdefault((key[1], key[2]), []).append((episode, rows[key]))
-    written = []
+        t = episode.trace
+        row = rows[(t.task_id, t.condition, t.catalog, t.epoch or 1)]
+        groups.setdefault((t.condition, t.catalog), []).append((episode, row))
+    return groups
+
+
+def write_inspect_logs(tables: RunTables, out_dir: Path, *, progress: Progress | None = None) -> list[Path]:
+    """Write one ``.eval`` log per condition x catalog into ``out_dir``; the files written (``progress``:
+    each log written)."""
+    log_api = _inspect()
+    groups = inspect_log_groups(tables)
+    written: list[Path] = []
     out_dir.mkdir(parents=True, exist_ok=True)
+    tools_of: dict[int, dict[str, Any]] = {}
+    announce(progress, "inspect logs", 0, len(groups), "logs")
     for (condition, catalog), members in groups.items():
-        log = _log(tables, condition, catalog, members)
+        if catalog not in tools_of:
+            tools_of[catalog] = tool_infos(_catalog(tables, catalog, members))
+        log = _log(tables, condition, catalog, members, tools_of[catalog])
         target = out_dir / f"{tables.manifest.run_id}_{condition}_{catalog}.eval"
         fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{target.name}.", suffix=".eval")
         os.close(fd)
@@ -62,23 +85,32 @@ def write_inspect_logs(tables: RunTables, out_dir: Path) -> list[Path]:
             if os.path.exists(tmp):
                 os.unlink(tmp)
         written.append(target)
+        announce(progress, "inspect logs", len(written), len(groups), "logs")
     return written
 
 
-def _log(tables: RunTables, condition: str, catalog: int, members: list[tuple[Episode, Row]]) -> Any:
-    from inspect_ai.log import (
-        EvalConfig,
-        EvalDataset,
-        EvalLog,
-        EvalMetric,
-        EvalPlan,
-        EvalResults,
-        EvalSample,
-        EvalScore,
-        EvalSpec,
-        EvalStats,
-    )
-    from inspect_ai.scorer import Score
+def _catalog(tables: RunTables, size: int, members: list[tuple[Episode, Row]]) -> Catalog:
+    """The catalog the episodes exposed routes from, checked against the digest their traces name."""
+    catalog, digest = load_catalog_with_digest(tables.catalogs_dir, size)
+    for episode, _ in members:
+        named = episode.trace.catalog_digest
+        if named is not None and named != digest:
+            raise SchemaRouterError(
+                f"{tables.catalogs_dir}: catalog {size} is not the one episode {episode.trace.task_id} "
+                f"({episode.trace.condition}) exposed routes from ({named} != {digest}); not exported"
+            )
+    return catalog
+
+
+def _log(
+    tables: RunTables,
+    condition: str,
+    catalog: int,
+    members: list[tuple[Episode, Row]],
+    tools: dict[str, Any],
+) -> Any:
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalPlan, EvalResults, EvalSpec, EvalStats
+    from inspect_ai.log._log import HeadlineMetric
 
     manifest = tables.manifest
     created = manifest.created_at.isoformat()
@@ -86,49 +118,20 @@ def _log(tables: RunTables, condition: str, catalog: int, members: list[tuple[Ep
         (s.finished_at for s in reversed(manifest.sessions) if s.finished_at), manifest.created_at
     )
     surface = manifest.surface.name if manifest.surface is not None else "evaluation"
-    samples = []
-    values_of: list[dict[str, float]] = []
-    for episode, row in sorted(members, key=lambda m: m[0].trace.task_id):
-        values = {k: v for k, v in row.items() if k not in KEY_FIELDS and isinstance(v, int | float)}
-        values_of.append(values)
-        samples.append(
-            EvalSample(
-                id=episode.trace.task_id,
-                epoch=1,
-                input=episode.task.visible().query,
-                target="",
-                messages=_messages(episode),
-                scores={
-                    "schemarouter": Score(
-                        value=values,
-                        answer="pass" if episode.trace.passed else "fail",
-                        explanation="; ".join(episode.trace.check_reasons) or None,
-                    )
-                },
-                metadata={
-                    "stratum": episode.trace.stratum,
-                    "language": episode.trace.language,
-                    "condition": condition,
-                    "catalog": catalog,
-                    "ended_by": episode.trace.ended_by,
-                    "milestones_reached": episode.trace.milestones_reached,
-                    "milestones_total": episode.trace.milestones_total,
-                },
-            )
-        )
-    metrics: dict[str, Any] = {}
-    for name in sorted({k for values in values_of for k in values}):
-        vals = [values[name] for values in values_of if name in values]
-        metrics[name] = EvalMetric(name=name, value=sum(vals) / len(vals))
+    model = f"schemarouter/{manifest.agent.name}"
+    ordered = sorted(members, key=lambda m: (m[0].trace.task_id, m[0].trace.epoch or 1))
+    samples = [
+        _sample(episode, row, tools=tools, model=model, when=manifest.created_at) for episode, row in ordered
+    ]
     spec = EvalSpec(
         run_id=manifest.run_id,
         eval_id=f"{manifest.run_id}-{condition}-{catalog}",
         task_id=f"{manifest.experiment_id}-{condition}-{catalog}",
         created=created,
-        task=f"schemarouter/{manifest.experiment_id}/{condition}",
-        dataset=EvalDataset(name=f"surface:{surface}", samples=len(samples)),
-        model=f"schemarouter/{manifest.agent.name}",
-        config=EvalConfig(),
+        task=f"schemarouter/{manifest.experiment_id}/{condition}/catalog-{catalog}",
+        dataset=EvalDataset(name=f"surface:{surface}", samples=len({s.id for s in samples})),
+        model=model,
+        config=EvalConfig(epochs=max((s.epoch for s in samples), default=1)),
         packages=dict(manifest.packages),
         metadata={
             "experiment": manifest.experiment_id,
@@ -137,6 +140,7 @@ def _log(tables: RunTables, condition: str, catalog: int, members: list[tuple[Ep
             "condition": condition,
             "pilot": manifest.surface is not None,
         },
+        headline_metric=HeadlineMetric(scorer=PRIMARY, metric="mean"),
     )
     return EvalLog(
         status="success",
@@ -145,44 +149,70 @@ def _log(tables: RunTables, condition: str, catalog: int, members: list[tuple[Ep
         results=EvalResults(
             total_samples=len(samples),
             completed_samples=len(samples),
-            scores=[EvalScore(name="schemarouter", scorer="schemarouter", metrics=metrics)],
+            scores=_results(tables.report, condition, catalog, [row for _, row in members]),
         ),
         stats=EvalStats(started_at=created, completed_at=finished.isoformat()),
         samples=samples,
     )
 
 
-def _messages(episode: Episode) -> list[Any]:
-    from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
-    from inspect_ai.tool import ToolCall
+def _sample(episode: Episode, row: Row, *, tools: dict[str, Any], model: str, when: datetime) -> Any:
+    from inspect_ai.log import EvalSample
+    from inspect_ai.scorer import Score
 
-    messages: list[Any] = [ChatMessageUser(content=episode.task.visible().query)]
-    for turn in episode.trace.turns:
-        decision = turn.decision
-        if decision.kind == "tool_call" and decision.tool_name:
-            call_id = f"turn-{turn.turn}"
-            args = decision.arguments if isinstance(decision.arguments, dict) else {}
-            messages.append(
-                ChatMessageAssistant(
-                    content="",
-                    tool_calls=[ToolCall(id=call_id, function=decision.tool_name, arguments=args)],
-                )
-            )
-            result = turn.result
-            body = {} if result is None else result.model_dump(mode="json")
-            messages.append(
-                ChatMessageTool(
-                    content=json.dumps(body, ensure_ascii=False, sort_keys=True),
-                    tool_call_id=call_id,
-                    function=decision.tool_name,
-                )
-            )
-        elif decision.kind == "final_answer":
-            messages.append(
-                ChatMessageAssistant(content=json.dumps(decision.answer or {}, ensure_ascii=False))
-            )
-        else:
-            messages.append(
-                ChatMessageAssistant(content=f"[{decision.kind}] {decision.detail or ''}".strip())
-            )
-    return messages
+    trace = episode.trace
+    values = {
+        k: v
+        for k, v in row.items()
+        if k not in KEY_FIELDS and k not in (PRIMARY, "epoch") and isinstance(v, int | float)
+    }
+    transcript = episode_transcript(episode, tools=tools, model=model, when=when)
+    primary = row.get(PRIMARY)
+    return EvalSample(
+        id=trace.task_id,
+        epoch=trace.epoch or 1,
+        input=episode.task.visible().query,
+        target="",
+        messages=transcript.messages,
+        events=transcript.events,
+        scores={  # the primary score first: inspect view lists the first
+            PRIMARY: Score(
+                value=primary if isinstance(primary, int | float) else int(trace.passed),
+                answer="pass" if trace.passed else "fail",
+                explanation="; ".join(trace.check_reasons) or None,
+            ),
+            "schemarouter": Score(value=values),
+        },
+        metadata={
+            "stratum": trace.stratum,
+            "language": trace.language,
+            "condition": trace.condition,
+            "catalog": trace.catalog,
+            "ended_by": trace.ended_by,
+            "milestones_reached": trace.milestones_reached,
+            "milestones_total": trace.milestones_total,
+        },
+    )
+
+
+def _results(report: dict[str, Any], condition: str, catalog: int, rows: list[Row]) -> list[Any]:
+    """``task_pass`` first, then every other metric of the report in metrics.yaml order: report.json's
+    point estimate with its interval (the mean over the rows where the report has no point)."""
+    from inspect_ai.log import EvalMetric, EvalScore
+
+    block = report.get("metrics", {}).get(condition, {}).get(str(catalog), {})
+    order = [m["id"] for m in report.get("metric_definitions", [])] or sorted(block)
+
+    def metric(name: str, label: str) -> Any:
+        interval = block.get(name)
+        if interval is not None and interval.get("point") is not None:
+            meta = {"ci_low": interval.get("ci_low"), "ci_high": interval.get("ci_high")}
+            return EvalMetric(name=label, value=interval["point"], metadata=meta)
+        values = [r[name] for r in rows if isinstance(r.get(name), int | float)]
+        return EvalMetric(name=label, value=sum(values) / len(values) if values else float("nan"))
+
+    others = {name: metric(name, name) for name in order if name != PRIMARY and name in block}
+    return [
+        EvalScore(name=PRIMARY, scorer=PRIMARY, metrics={"mean": metric(PRIMARY, "mean")}),
+        EvalScore(name="schemarouter", scorer="schemarouter", metrics=others),
+    ]

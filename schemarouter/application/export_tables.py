@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from schemarouter import safe_json
 from schemarouter.errors import SchemaRouterError
+from schemarouter.progress import Progress, counted
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.engine.metrics import executed_calls_from_turns
 from schemarouter.runtime.engine.trace import EpisodeTrace, read_trace
@@ -77,10 +78,11 @@ class RunTables:
     decision_points: list[Row]
     episodes: list[Episode]
     report: dict[str, Any]
+    catalogs_dir: Path  # the run's experiment's catalogs (the inspect log's tool schemas)
 
 
-def load_run_tables(paths: ProjectPaths, run_dir: Path) -> RunTables:
-    """The tables of the scored run in ``run_dir``."""
+def load_run_tables(paths: ProjectPaths, run_dir: Path, *, progress: Progress | None = None) -> RunTables:
+    """The tables of the scored run in ``run_dir`` (``progress``: the recomputation and the traces read)."""
     manifest = read_manifest(run_dir)
     result_set = load_result_set([run_dir])
     outcomes = read_terminal_outcomes(result_set, with_traces=True)  # refuses a set that is not terminal
@@ -90,10 +92,10 @@ def load_run_tables(paths: ProjectPaths, run_dir: Path) -> RunTables:
         raise SchemaRouterError(
             f"{run_dir / PER_TASK_FILE}: does not list the store's episodes; score the run again (sr score)"
         )
-    _check_recomputed(paths, run_dir, result_set.scope, outcomes, per_task)
+    _check_recomputed(paths, run_dir, result_set.scope, outcomes, per_task, progress)
     tasks = _tasks(paths, manifest)
     episodes, decision_points = [], []
-    for outcome in outcomes:
+    for outcome in counted(progress, "reading traces", outcomes, unit="episodes"):
         if outcome.trace_json is None:
             raise SchemaRouterError(f"{run_dir}: episode {outcome.key.label()} has no stored trace")
         trace = read_trace(outcome.trace_json)
@@ -110,11 +112,17 @@ def load_run_tables(paths: ProjectPaths, run_dir: Path) -> RunTables:
         decision_points=decision_points,
         episodes=episodes,
         report=_read_report(run_dir),
+        catalogs_dir=paths.with_experiment(manifest.experiment_id).catalogs_dir,
     )
 
 
 def _check_recomputed(
-    paths: ProjectPaths, run_dir: Path, scope: RunScope, outcomes: list[EpisodeOutcome], per_task: list[Row]
+    paths: ProjectPaths,
+    run_dir: Path,
+    scope: RunScope,
+    outcomes: list[EpisodeOutcome],
+    per_task: list[Row],
+    progress: Progress | None,
 ) -> None:
     """Recompute every episode's metrics from its stored trace and the per-task rows from them, as
     ``sr score`` does (the same audit and ``per_task_rows``), and refuse a per-task row that differs:
@@ -127,7 +135,7 @@ def _check_recomputed(
 
     compiled = compile_project(paths, write_manifest=False)
     audit = EngineAdapter().metrics_audit(scoring_setup(paths, compiled, [run_dir]))
-    for outcome in outcomes:
+    for outcome in counted(progress, "recomputing metrics", outcomes, unit="episodes"):
         audit(outcome)
     recomputed = {_row_key(r): r for r in per_task_rows(outcomes, scope, ScoringSpec.from_compiled(compiled))}
     for row in per_task:

@@ -17,10 +17,13 @@ from rich.console import Console
 from rich.table import Table
 
 from schemarouter.errors import SchemaRouterError
+from schemarouter.progress import Progress, announce
 from schemarouter.project import ProjectPaths
 
 
-def run_generate(*, project: ProjectPaths, check: bool) -> tuple[list[str], bool]:
+def run_generate(
+    *, project: ProjectPaths, check: bool, progress: Progress | None = None
+) -> tuple[list[str], bool]:
     """Generate in memory; with ``check`` report differing files, else write changed ones.
 
     Returns (paths, ok): the differing paths (check) or the written paths (write), and whether the
@@ -28,15 +31,15 @@ def run_generate(*, project: ProjectPaths, check: bool) -> tuple[list[str], bool
     """
     from schemarouter.compiler.generate.pipeline import differences, generate, write_generated
 
-    generated = generate(project)
+    generated = generate(project, progress=progress)
     if check:
-        diff = differences(project, generated) + _named_surfaces(project, check=True)
+        diff = differences(project, generated) + _named_surfaces(project, check=True, progress=progress)
         return diff, not diff
     written = write_generated(project, generated)
-    return written + _named_surfaces(project, check=False), True
+    return written + _named_surfaces(project, check=False, progress=progress), True
 
 
-def _named_surfaces(project: ProjectPaths, *, check: bool) -> list[str]:
+def _named_surfaces(project: ProjectPaths, *, check: bool, progress: Progress | None) -> list[str]:
     """The committed named surfaces (spec/_surfaces/<name>/) generated against this experiment's catalogs:
     with ``check`` the files that differ from a fresh generation, else the files rewritten."""
     from schemarouter.compiler.generate.surface_only import (
@@ -48,7 +51,8 @@ def _named_surfaces(project: ProjectPaths, *, check: bool) -> list[str]:
 
     out: list[str] = []
     for name in committed_named_surfaces(project):
-        generated, out_dir = generate_named(project, name)
+        announce(progress, f"surface {name}", 0)
+        generated, out_dir = generate_named(project, name, progress=progress)
         rel = out_dir.relative_to(project.root).as_posix()
         names = surface_differences(out_dir, generated) if check else write_surface(out_dir, generated)
         out.extend(f"{rel}/{n}" for n in names)
@@ -75,11 +79,13 @@ class SurfaceOutcome:
     lines: tuple[str, ...]
 
 
-def generate_surface_files(project: ProjectPaths, request: SurfaceRequest) -> SurfaceOutcome:
+def generate_surface_files(
+    project: ProjectPaths, request: SurfaceRequest, progress: Progress | None = None
+) -> SurfaceOutcome:
     """Generate (or, with ``check``, compare) a surface; the lines say what happened."""
     from schemarouter.compiler.generate.surface_only import surface_differences, write_surface
 
-    generated, out_dir = _generated_surface(project, request)
+    generated, out_dir = _generated_surface(project, request, progress)
     shown = _shown(project.root, out_dir)
     if request.check:
         diff = surface_differences(out_dir, generated)
@@ -100,7 +106,9 @@ def generate_surface_files(project: ProjectPaths, request: SurfaceRequest) -> Su
     )
 
 
-def _generated_surface(project: ProjectPaths, r: SurfaceRequest) -> tuple[Any, Path]:
+def _generated_surface(
+    project: ProjectPaths, r: SurfaceRequest, progress: Progress | None
+) -> tuple[Any, Path]:
     from schemarouter.compiler.generate.surface_only import SurfaceSettings, generate_named, generate_surface
 
     if r.surface is not None:
@@ -108,7 +116,7 @@ def _generated_surface(project: ProjectPaths, r: SurfaceRequest) -> tuple[Any, P
             raise SchemaRouterError(
                 "--surface takes its files, seeds and output directory from spec/_surfaces/<name>/"
             )
-        return generate_named(project, r.surface)
+        return generate_named(project, r.surface, progress=progress)
     if r.intents is None or r.seed is None or r.out is None:
         raise SchemaRouterError("give --surface NAME, or --intents FILE --seed N --out DIR")
     if re.fullmatch(r"[a-z][a-z0-9]{0,15}", r.tag) is None:
@@ -127,7 +135,7 @@ def _generated_surface(project: ProjectPaths, r: SurfaceRequest) -> tuple[Any, P
         seeds={"surface": r.seed, "world": r.seed if r.world_seed is None else r.world_seed},
         tag=r.tag,
     )
-    return generate_surface(project, settings), out
+    return generate_surface(project, settings, progress=progress), out
 
 
 def _shown(root: Path, path: Path) -> str:

@@ -32,6 +32,7 @@ from typing import Any
 from rich.console import Console
 
 from schemarouter.errors import SchemaRouterError
+from schemarouter.progress import Progress, announce
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.scoring.feasibility import (
     SIMULATION_SEED,
@@ -139,14 +140,18 @@ def has_pilot_surface(paths: ProjectPaths, surface: str = PILOT_SURFACE) -> bool
 
 
 def run_preflight(
-    paths: ProjectPaths, request: PreflightRequest = PreflightRequest(), console: Console | None = None
+    paths: ProjectPaths,
+    request: PreflightRequest = PreflightRequest(),
+    console: Console | None = None,
+    progress: Progress | None = None,
 ) -> Preflight:
-    """Steps 1-3 of the module docs."""
+    """Steps 1-3 of the module docs (``progress``: the pilot, the bounds, each simulated surface)."""
     started = time.perf_counter()
     _refuse_early(paths, request)
     from schemarouter.application.run import RunDeps, RunRequest, run_experiment
 
     quiet = console or Console(file=io.StringIO(), width=200)
+    announce(progress, f"pilot run on surface {request.surface}", 0)
     outcome = run_experiment(
         paths,
         RunRequest(
@@ -163,7 +168,7 @@ def run_preflight(
         raise SchemaRouterError(
             f"{outcome.run_dir}: the preflight's pilot did not finish (sr status {outcome.run_dir})"
         )
-    return _measure(paths, request, outcome.run_dir, outcome.report, started)
+    return _measure(paths, request, outcome.run_dir, outcome.report, started, progress)
 
 
 def _refuse_early(paths: ProjectPaths, request: PreflightRequest) -> None:
@@ -196,7 +201,12 @@ def _check_catalogs(paths: ProjectPaths) -> None:
 
 
 def _measure(
-    paths: ProjectPaths, request: PreflightRequest, run_dir: Path, report: dict[str, Any], started: float
+    paths: ProjectPaths,
+    request: PreflightRequest,
+    run_dir: Path,
+    report: dict[str, Any],
+    started: float,
+    progress: Progress | None = None,
 ) -> Preflight:
     from schemarouter.application.preflight_points import bare_points
     from schemarouter.application.retrieval_io import compiled_experiment
@@ -212,6 +222,7 @@ def _measure(
     manifest = result_set.dirs[0].manifest
     rows = jsonio.read_jsonl(run_dir / PER_TASK_FILE)
     layout = task_layout(scope.tasks, strata=spec.strata, languages=spec.languages)
+    announce(progress, "protocol bounds (bare decision points)", 0)
     bare, skipped = bare_points(paths, compiled, result_set, spec.gate.treatment)
     ceilings = [c.id for c in compiled.conditions if c.policy in CEILING_POLICIES]
     bounds = _bounds(spec, report, rows, bare, ceilings, list(scope.catalogs))
@@ -228,6 +239,7 @@ def _measure(
         bounds=bounds,
         catalogs=list(scope.catalogs),
         simulations=request.simulations,
+        progress=progress,
     )
     assert manifest.surface is not None
     return Preflight(

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from schemarouter import limits
 from schemarouter.errors import SchemaRouterError
+from schemarouter.progress import Progress, announce
 from schemarouter.project import ProjectPaths
 
 if TYPE_CHECKING:
@@ -241,7 +242,11 @@ class BenchRetrievalRequest:
 
 
 def show_bench_retrieval(
-    project: ProjectPaths, chosen: ChosenSurface, r: BenchRetrievalRequest, console: Console
+    project: ProjectPaths,
+    chosen: ChosenSurface,
+    r: BenchRetrievalRequest,
+    console: Console,
+    progress: Progress | None = None,
 ) -> None:
     from schemarouter.output_guard import output_guard
     from schemarouter.runtime.report.console import pilot_line
@@ -254,6 +259,7 @@ def show_bench_retrieval(
         output_guard(project.root, sources=[chosen.file] if chosen.file else []).file(
             r.study_out, option="--study-out"
         )
+    announce(progress, "timing the retrievers", 0)
     rows = bench_retrieval(
         project=project,
         synthetic_sizes=sizes,
@@ -265,11 +271,16 @@ def show_bench_retrieval(
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
     console.print(bench_table(rows))
     if chosen.pilot is not None and r.strategies:
-        _strategy_study(console, project, chosen, r.study_out, r.repeats)
+        _strategy_study(console, project, chosen, r.study_out, r.repeats, progress)
 
 
 def _strategy_study(
-    console: Console, project: ProjectPaths, chosen: ChosenSurface, out: Path | None, repeats: int
+    console: Console,
+    project: ProjectPaths,
+    chosen: ChosenSurface,
+    out: Path | None,
+    repeats: int,
+    progress: Progress | None,
 ) -> None:
     from rich.table import Table
 
@@ -277,7 +288,7 @@ def _strategy_study(
     from schemarouter.application.strategy_study_md import TABLE_HEADER, table_rows, write_study
 
     command = "sr bench retrieval --surface dev" + (f" --study-out {out}" if out is not None else "")
-    study = run_study(project, chosen, repeats=repeats, command=command)
+    study = run_study(project, chosen, repeats=repeats, command=command, progress=progress)
     if out is not None:
         write_study(study, out, project_root=project.root)
     table = Table(

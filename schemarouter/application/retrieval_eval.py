@@ -20,6 +20,7 @@ from rich.table import Table
 from schemarouter.application.retrieval_io import compiled_experiment, read_retriever_file
 from schemarouter.application.retrieval_queries import JudgedQuery, read_queries
 from schemarouter.application.retrieval_strategies import all_strategies, one_strategy
+from schemarouter.progress import Progress, announce, counted
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.catalog.io import load_catalog_file
 from schemarouter.runtime.retrieval.call import RetrievalCall
@@ -146,22 +147,28 @@ def evaluate_retrieval(
     spec: Path | None,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
+    progress: Progress | None = None,
 ) -> EvalReport:
-    """Every strategy's metrics on ``queries_file`` over ``catalog_file``, with bootstrap intervals."""
+    """Every strategy's metrics on ``queries_file`` over ``catalog_file``, with bootstrap intervals
+    (``progress``: building the strategies, then each strategy's queries)."""
+    announce(progress, "reading the retriever spec and the queries", 0)
     catalog, digest = load_catalog_file(catalog_file)
     retriever_spec = _spec(project, spec)
     queries = read_queries(queries_file, catalog)
     with_state = [q for q in queries if q.state is not None]
+    announce(progress, "building the strategies", 0)
     strategies = all_strategies(catalog, retriever_spec, cache_dir=project.build_dir / "retrieval")
     everyone = resample_matrix(len(queries), seed=seed, resamples=resamples)
     stateful = resample_matrix(len(with_state), seed=seed, resamples=resamples) if with_state else None
     depth = catalog.size
     results = []
     for built in strategies.built:
-        static = [query_metrics(built.static.rank(q.query, depth).route_ids, q.relevant) for q in queries]
+        ranked = counted(progress, f"{built.code}: queries", queries, unit="queries")
+        static = [query_metrics(built.static.rank(q.query, depth).route_ids, q.relevant) for q in ranked]
         results.append(_result(built.code, "query", static, everyone))
         if stateful is not None:
-            research = [_research(built, q, depth) for q in with_state]
+            stated = counted(progress, f"{built.code}: queries with a state", with_state, unit="queries")
+            research = [_research(built, q, depth) for q in stated]
             results.append(_result(built.code, "query+state", research, stateful))
     return EvalReport(
         catalog_file=str(catalog_file),
@@ -203,7 +210,9 @@ class EvalRequest:
     spec: Path | None = None
 
 
-def show_evaluation(project: ProjectPaths, r: EvalRequest, console: Console) -> EvalReport:
+def show_evaluation(
+    project: ProjectPaths, r: EvalRequest, console: Console, progress: Progress | None = None
+) -> EvalReport:
     """Evaluate, write the requested copies (checked before any work), print the table."""
     from schemarouter.output_guard import output_guard
 
@@ -213,7 +222,7 @@ def show_evaluation(project: ProjectPaths, r: EvalRequest, console: Console) -> 
             guard.file(path, option=option)
     report = evaluate_retrieval(
         project=project, catalog_file=r.catalog_file, queries_file=r.queries, spec=r.spec, seed=r.seed,
-        resamples=r.resamples,
+        resamples=r.resamples, progress=progress,
     )  # fmt: skip
     if r.json_out is not None:
         guard.write_text(r.json_out, report.to_json(), option="--json")

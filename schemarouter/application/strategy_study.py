@@ -44,6 +44,7 @@ from schemarouter.application.strategy_pilot import (
 )
 from schemarouter.application.surfaces import ChosenSurface
 from schemarouter.errors import SchemaRouterError
+from schemarouter.progress import Progress, announce, counted
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.retrieval import (
     RetrieverSpec,
@@ -180,7 +181,7 @@ def run_study(
     repeats: int = 3,
     ablations: bool = True,
     command: str = "sr bench retrieval --surface dev",
-    progress: Callable[[str], None] | None = None,
+    progress: Progress | None = None,
     codes: Sequence[str] | None = None,
     sizes: tuple[int, ...] = SIZES,
     task_limit: int | None = None,
@@ -193,7 +194,6 @@ def run_study(
             "the strategy study runs on a pilot surface only (--surface dev): comparing strategies on the "
             "evaluation surface would be choosing on outcomes"
         )
-    say = progress or (lambda _m: None)
     compiled = compiled_experiment(paths)
     tasks = sorted(chosen.tasks(paths), key=lambda t: t.task_id)[:task_limit]
     roles = (
@@ -203,21 +203,20 @@ def run_study(
     spec = RetrieverSpec.from_compiled(compiled)
     catalogs = StrategyCatalogs(paths, spec, sizes)
     results = []
-    for choice in default_choices(sorted({"text_concat", *codes}) if codes else None):
-        say(f"strategy {choice.label}")
+    choices = default_choices(sorted({"text_concat", *codes}) if codes else None)
+    for choice in counted(progress, "strategies (static recall, pilot episodes)", choices, unit="strategies"):
         results.append(_evaluate(compiled, catalogs, choice, tasks, sizes, roles))
     abl = []
     if ablations:
-        for label, params in ABLATIONS:
-            say(f"typed_state: {label}")
+        for label, params in counted(progress, "typed_state ablations", ABLATIONS, unit="ablations"):
             abl.append(
                 _evaluate(
                     compiled, catalogs, StrategyChoice("typed_state", params, label), tasks, sizes, roles
                 )
             )
-    say("timing")
+    announce(progress, "timing every strategy", 0)
     raw = _time_all(compiled, catalogs, results, tasks, repeats, max(sizes))
-    say("ceilings")
+    announce(progress, "ceilings", 0)
     ceilings = _ceilings(compiled, catalogs, results, sizes)
     return Study(
         experiment=str(paths.experiment),

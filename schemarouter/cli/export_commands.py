@@ -24,13 +24,16 @@ def export_command(
 ) -> None:
     """Export a scored run: inspect_ai eval logs, or the per-task and decision-point tables as Parquet/CSV."""
     from schemarouter.application.export import export_run
+    from schemarouter.runtime.report.command_progress import CommandProgress
 
-    result = export_run(
-        paths(ctx, experiment),
-        run_dir=run_dir,
-        formats=[f.strip() for f in formats.split(",") if f.strip()],
-        out=out,
-    )
+    with CommandProgress("sr export") as progress:
+        result = export_run(
+            paths(ctx, experiment),
+            run_dir=run_dir,
+            formats=[f.strip() for f in formats.split(",") if f.strip()],
+            out=out,
+            progress=progress,
+        )
     typer.echo(
         f"exported {result.per_task_rows} per-task rows, {result.decision_point_rows} decision points"
         + (f", {result.logs} inspect logs" if result.logs else "")

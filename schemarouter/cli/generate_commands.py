@@ -21,8 +21,10 @@ def generate_command(
 ) -> None:
     """Generate catalogs/ (catalogs of every size and the task surface) from spec/ and the seeds."""
     from schemarouter.application.generation import run_generate
+    from schemarouter.runtime.report.command_progress import CommandProgress
 
-    changed, ok = run_generate(project=paths(ctx, experiment), check=check)
+    with CommandProgress("sr generate") as progress:
+        changed, ok = run_generate(project=paths(ctx, experiment), check=check, progress=progress)
     if check:
         if not ok:
             raise fail("catalogs/ differs from a fresh generation:\n" + "\n".join(f"  {p}" for p in changed))

@@ -27,7 +27,10 @@ def preflight_command(
     """
     from schemarouter.application.preflight import PreflightRequest, run_preflight
     from schemarouter.application.preflight_text import preflight_lines
+    from schemarouter.runtime.report.command_progress import CommandProgress
 
-    pre = run_preflight(paths(ctx, experiment), PreflightRequest(surface=surface, workers=workers))
+    with CommandProgress("sr preflight") as progress:
+        request = PreflightRequest(surface=surface, workers=workers)
+        pre = run_preflight(paths(ctx, experiment), request, progress=progress)
     for line in preflight_lines(pre):
         typer.echo(line)

@@ -119,9 +119,11 @@ def bench_retrieval_command(
     pilot surface, the retrieval-strategy study too."""
     from schemarouter.application.retrieval import BenchRetrievalRequest, show_bench_retrieval
     from schemarouter.application.surfaces import choose_surface
+    from schemarouter.runtime.report.command_progress import CommandProgress
     from schemarouter.runtime.report.console import make_console
 
     project = paths(ctx, experiment)
     chosen = choose_surface(project, surface=surface, surface_file=surface_file)
     request = BenchRetrievalRequest(synthetic, repeats, bm25s, strategies, study_out)
-    show_bench_retrieval(project, chosen, request, make_console(log_width=220))
+    with CommandProgress("sr bench retrieval") as progress:
+        show_bench_retrieval(project, chosen, request, make_console(log_width=220), progress)

@@ -149,9 +149,11 @@ def compile_command(
     compiles anyway.
     """
     from schemarouter.api.pipeline import compile_outcome
+    from schemarouter.runtime.report.command_progress import CommandProgress
 
     project = paths(ctx, experiment)
-    outcome = compile_outcome(project, require_frozen=require_frozen, full=full)
+    with CommandProgress("sr compile") as progress:
+        outcome = compile_outcome(project, require_frozen=require_frozen, full=full, progress=progress)
     target = project.compiled_manifest.relative_to(project.root).as_posix()
     freeze = outcome.spec.build.freeze
     if freeze is None:

@@ -48,9 +48,11 @@ def surface_generate_command(
 ) -> None:
     """Generate a task surface against an experiment's committed catalogs (they are never rewritten)."""
     from schemarouter.application.generation import SurfaceRequest, generate_surface_files
+    from schemarouter.runtime.report.command_progress import CommandProgress
 
     request = SurfaceRequest(surface, intents, pools, seed, world_seed, out, tag, check)
-    outcome = generate_surface_files(paths(ctx, experiment), request)
+    with CommandProgress("sr surface generate") as progress:
+        outcome = generate_surface_files(paths(ctx, experiment), request, progress)
     if not outcome.ok:
         raise fail("\n".join(outcome.lines))
     typer.echo("\n".join(outcome.lines))
