@@ -270,9 +270,8 @@ def check_code(
         differ = sum(1 for k in set(items) | set(pin.canary) if items.get(k) != pin.canary.get(k))
         noun = cn.ITEM_NOUN.get(pin.kind, "canary items")
         if differ:
-            check.problems.append(
-                f"{pin.source_label}: {differ} of {len(pin.canary)} {noun} differ{_moved(pin, current)}"
-            )
+            moved = _moved(pin, current, pin in changed)
+            check.problems.append(f"{pin.source_label}: {differ} of {len(pin.canary)} {noun} differ{moved}")
         elif current.module != pin.module:  # moved (a refactor): its behaviour is what counts
             check.notes.append(
                 f"{pin.label}: implementation moved from {pin.module} to {current.module}; "
@@ -291,7 +290,7 @@ def check_code(
     return check
 
 
-def _moved(pin: ComponentPin, current: Component) -> str:
+def _moved(pin: ComponentPin, current: Component, digest_changed: bool) -> str:
     """What changed about an installed package's component since the pin (its version, its code)."""
     if pin.distribution is None:
         return ""
@@ -299,6 +298,8 @@ def _moved(pin: ComponentPin, current: Component) -> str:
     if now is None:
         return f"; distribution {pin.distribution.name} no longer provides it"
     version = "" if now.version == pin.distribution.version else f", now version {now.version}"
+    if not digest_changed:
+        return f"; the code of distribution {pin.distribution.name} is as pinned{version}"
     return f"; the code of distribution {pin.distribution.name} changed since the freeze{version}"
 
 
