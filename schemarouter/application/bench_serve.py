@@ -55,7 +55,7 @@ class ServeBench:
     jitter_s: float = 0.0
     error_rate: float = 0.0
     per_slot: int = 20
-    workers: int = 2
+    workers: int = 1
     inspect: bool = True
     constrained: bool = False
 
