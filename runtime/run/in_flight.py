@@ -16,6 +16,7 @@ failure that stops the session, no further episode starts; those already in flig
 from __future__ import annotations
 
 import concurrent.futures as cf
+import sys
 from collections.abc import Callable, Sequence
 
 from schemarouter.runtime.run.engine_port import EpisodeRecord
@@ -24,6 +25,10 @@ from schemarouter.runtime.run.scope import EpisodeKey
 
 # How often the caller hears from a wait that finished nothing (progress lines at a steady interval).
 TICK_S = 0.5
+# While episodes are in flight: a thread whose response arrived waits for the GIL at most this long
+# behind one computing (CPython's default, 5 ms, is paid on every wake-up of every episode: the convoy
+# of I/O threads behind CPU-bound ones).
+SWITCH_INTERVAL_S = 0.0005
 
 Outcome = EpisodeRecord | Failure
 
@@ -38,6 +43,22 @@ def run_in_flight(
     on_tick: Callable[[], None] | None = None,
 ) -> bool:
     """Run ``keys`` with up to ``threads`` in flight; False when it stopped before starting them all."""
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    try:
+        return _run(keys, outcome_of, threads, on_outcome, should_stop, on_tick)
+    finally:
+        sys.setswitchinterval(previous)
+
+
+def _run(
+    keys: Sequence[EpisodeKey],
+    outcome_of: Callable[[EpisodeKey], Outcome],
+    threads: int,
+    on_outcome: Callable[[EpisodeKey, Outcome], None],
+    should_stop: Callable[[], bool],
+    on_tick: Callable[[], None] | None,
+) -> bool:
     pending = iter(keys)
     running: dict[cf.Future[Outcome], EpisodeKey] = {}
     started = 0

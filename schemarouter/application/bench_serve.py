@@ -7,7 +7,7 @@ turn. Per N it prints:
 
 - wall: the whole ``sr run`` process (start-up, engine load, episodes, scoring), from outside;
 - ideal: ``episodes / N x latency`` plus the wall of the same command with the reference agent over the
-  same episodes (what the run costs without waiting for a model);
+  same episodes on two worker processes (what the run costs without waiting for a model);
 - occupancy: the server's time-weighted mean of requests in flight over its busy window, divided by N;
 - peak RSS: the largest sum of resident memory over the run's process tree (psutil, sampled at 20 Hz);
 - inspect_ai: the wall of a fresh process that sends the same number of requests to the same server
@@ -44,6 +44,9 @@ RSS_TARGET_BYTES = 1.5e9
 INSPECT_TARGET_RATIO = 1.0
 MAX_CONCURRENCY = 1024  # sr run's own limit
 SAMPLE_S = 0.05
+# The ideal's reference run uses sr run's default of two worker processes, its fastest here, so the
+# ideal is the strictest one whatever --workers the model runs use.
+REFERENCE_WORKERS = 2
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ class ServeBench:
     jitter_s: float = 0.0
     error_rate: float = 0.0
     per_slot: int = 20
-    workers: int = 2
+    workers: int = 1
     inspect: bool = True
     constrained: bool = False
 
@@ -165,7 +168,10 @@ class Server:
             "--error-rate",
             str(self.bench.error_rate),
         ]
-        self.process = subprocess.Popen(args, stdout=subprocess.PIPE)
+        from schemarouter.runtime.run.executor import die_with_parent
+
+        # The server dies with this process, even on kill -9.
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, preexec_fn=die_with_parent)
         assert self.process.stdout is not None
         line = self.process.stdout.readline().decode().split()
         if len(line) != 2 or line[0] != "port":

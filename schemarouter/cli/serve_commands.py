@@ -26,7 +26,9 @@ def bench_serve_command(
     per_slot: Annotated[
         int, typer.Option(min=1, help="At most this many episodes per slot (N x this per run).")
     ] = 20,
-    workers: Annotated[int, typer.Option(min=1, help="Worker processes of each run (at most N).")] = 2,
+    workers: Annotated[
+        int, typer.Option(min=1, help="Worker processes of each run (at most N; one streams best here).")
+    ] = 1,
     inspect: Annotated[
         bool, typer.Option(help="Drive inspect_ai's async client against the same server (bench extra).")
     ] = True,
