@@ -140,3 +140,21 @@ def test_sr_generate_in_a_log_prints_plain_progress_lines(monkeypatch: pytest.Mo
 
 def test_sr_progress_off_prints_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _generate_check(monkeypatch, "off") == "catalogs/ is byte-identical to a fresh generation.\n"
+
+
+def test_the_library_reports_retrieval_eval_progress_and_prints_nothing(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import schemarouter as sr
+
+    fixtures = REPO / "tests" / "fixtures" / "import"
+    catalog = tmp_path / "acme.json"
+    sr.catalog.import_(fixtures / "acme_commerce.openapi.yaml", "openapi", out=catalog, project=REPO)
+    steps: list[Step] = []
+    queries = fixtures / "acme_commerce.queries.jsonl"
+    report = sr.retrieval.evaluate(catalog, queries, project=REPO, resamples=200, progress=steps.append)
+    assert capsys.readouterr() == ("", "")
+    for result in report.results:
+        stage = f"{result.strategy}: queries" + (" with a state" if result.use == "query+state" else "")
+        done = [(s.done, s.total) for s in steps if s.stage == stage]
+        assert done[0] == (0, result.queries) and done[-1] == (result.queries, result.queries)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from schemarouter.api.project import ProjectArg, project_paths
 from schemarouter.application.retrieval_eval import DEFAULT_RESAMPLES, DEFAULT_SEED, EvalReport
+from schemarouter.progress import Progress
 
 __all__ = ["EvalReport", "evaluate"]
 
@@ -18,9 +19,11 @@ def evaluate(
     retriever_spec: Path | None = None,
     seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
+    progress: Progress | None = None,
 ) -> EvalReport:
     """Recall@k, nDCG@10 and MRR of every registered strategy over the catalog file ``catalog`` on the
-    judged query file ``queries`` (JSON lines), with percentile bootstrap intervals."""
+    judged query file ``queries`` (JSON lines), with percentile bootstrap intervals. ``progress`` gets
+    each stage and each strategy's queries as ``schemarouter.progress.Step``s."""
     from schemarouter.application.retrieval_eval import evaluate_retrieval
 
     return evaluate_retrieval(
@@ -30,4 +33,5 @@ def evaluate(
         spec=retriever_spec,
         seed=seed,
         resamples=resamples,
+        progress=progress,
     )
