@@ -79,6 +79,7 @@ class RunRequest:
     allow_draft: bool = False
     max_events: int = 20
     plots: bool = True
+    plot_svg: bool = False  # each plot also as SVG (`--plot-svg`)
     announce_report: bool = True
     # The agent's identity options (model, decoding) and transport options (base URL, cache path).
     agent_options: Mapping[str, Any] = field(default_factory=dict)
@@ -188,7 +189,7 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     if exit_code is not None:
         _record_session(paths, console, compiled, manifest, None, exit_code)
         return RunOutcome(run_dir, exit_code, None)
-    report = _score(paths, console, run_dir, compiled, engine.metrics_audit(setup), request.plots)
+    report = _score(paths, console, run_dir, compiled, engine.metrics_audit(setup), request)
     if request.announce_report:
         console.print(f"report: {run_dir / 'report.md'}")
     _record_session(paths, console, compiled, manifest, report, 0)
@@ -386,7 +387,7 @@ def _score(
     run_dir: Path,
     compiled: CompiledSpec,
     audit: Callable[[Any], None],
-    plots: bool,
+    request: RunRequest,
 ) -> dict[str, Any]:
     scored = score_and_publish(
         [run_dir],
@@ -394,7 +395,8 @@ def _score(
         paths=paths,
         out_dir=run_dir,
         audit=audit,
-        plots=plots,
+        plots=request.plots,
+        svg=request.plot_svg,
         on_scored=lambda s: print_verdict(
             console, s.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
         ),
