@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -44,6 +44,7 @@ def score_and_publish(
     audit: OutcomeAudit,
     plots: bool = True,
     svg: bool = False,
+    key_free: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
     on_scored: Callable[[ScoreResult], None] | None = None,
 ) -> ScoreResult:
     """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir`` and render report.md + plots.
@@ -51,13 +52,15 @@ def score_and_publish(
     ``audit`` recomputes every episode's metrics from its stored trace first. ``on_scored`` (e.g.
     printing the verdict) is called once report.json and report.md are written, while the plots are
     still being drawn; this returns when they are written too. ``svg``: each plot also as SVG.
+    ``key_free``: the key-free rankings the run's workers recorded (``runtime/retrieval/key_free.py``),
+    when it is scored in the process that ran it; the diagnostics search any other text themselves.
     """
     spec = ScoringSpec.from_compiled(compiled)
     drawing = PlotJob(out_dir, spec, svg=svg) if plots else None  # its children import matplotlib meanwhile
     try:
         lock = read_lock(paths.lock_file, display=paths.lock_display)
         source = episode_source(audit)
-        diagnoser = Diagnoser(source, compiled) if source is not None else None
+        diagnoser = Diagnoser(source, compiled, key_free) if source is not None else None
         result = score_result_set(
             load_result_set(run_dirs),
             spec=spec,

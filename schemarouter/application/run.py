@@ -189,7 +189,8 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     if exit_code is not None:
         _record_session(paths, console, compiled, manifest, None, exit_code)
         return RunOutcome(run_dir, exit_code, None)
-    report = _score(paths, console, run_dir, compiled, engine.metrics_audit(setup), request)
+    audit = engine.metrics_audit(setup)
+    report = _score(paths, console, run_dir, compiled, audit, request, result.summary.key_free)
     if request.announce_report:
         console.print(f"report: {run_dir / 'report.md'}")
     _record_session(paths, console, compiled, manifest, report, 0)
@@ -388,7 +389,10 @@ def _score(
     compiled: CompiledSpec,
     audit: Callable[[Any], None],
     request: RunRequest,
+    key_free: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
 ) -> dict[str, Any]:
+    """``key_free``: what this session's workers recorded for the diagnostics (episodes of an earlier
+    session, on resume, are answered by the diagnostics themselves)."""
     scored = score_and_publish(
         [run_dir],
         compiled=compiled,
@@ -397,6 +401,7 @@ def _score(
         audit=audit,
         plots=request.plots,
         svg=request.plot_svg,
+        key_free=key_free,
         on_scored=lambda s: print_verdict(
             console, s.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
         ),
