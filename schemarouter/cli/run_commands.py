@@ -192,7 +192,12 @@ def score(
     from schemarouter.runtime.report.console import make_console
 
     score_runs(
-        run_dirs, project=paths(ctx, experiment), out=out, plots=plots, plot_svg=plot_svg, console=make_console()
+        run_dirs,
+        project=paths(ctx, experiment),
+        out=out,
+        plots=plots,
+        plot_svg=plot_svg,
+        console=make_console(),
     )
 
 
