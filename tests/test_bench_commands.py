@@ -45,26 +45,80 @@ def test_anchor_says_clearly_when_the_extra_is_missing(monkeypatch: pytest.Monke
     assert "needs inspect_ai" in out and "pip install -e '.[bench]'" in out
 
 
-def test_anchor_prints_ours_beside_the_anchor(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The anchor's own measurement is replaced here; the real one runs in the test below when installed.
-    calls: list[bool] = []
+def test_anchor_prints_ours_beside_both_anchors(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The anchors' own measurements are replaced here; the real ones run in the tests below when installed.
+    from schemarouter.runtime.engine import anchor_tools
+
+    calls: list[tuple[str, bool]] = []
 
     def fake_cost(queries: list[str], *, turns: int, log_samples: bool) -> AnchorCost:
-        calls.append(log_samples)
+        calls.append(("bare", log_samples))
         return AnchorCost(samples=len(queries), turns=len(queries) * turns, cpu_s=0.5 if log_samples else 0.2)
+
+    def fake_tools(episodes: list[anchor_tools.ReplayEpisode], *, log_samples: bool) -> AnchorCost:
+        calls.append(("tools", log_samples))
+        turns = sum(len(e.turns) for e in episodes)
+        return AnchorCost(samples=len(episodes), turns=turns, cpu_s=0.9 if log_samples else 0.6)
 
     monkeypatch.setattr(anchor, "inspect_version", lambda: "0.0-test")
     monkeypatch.setattr(anchor, "inspect_mockllm_cost", fake_cost)
+    monkeypatch.setattr(anchor_tools, "inspect_tool_loop_cost", fake_tools)
     code, out = _sr("anchor", "--tasks", "1", "--samples", "3", "--repeats", "2")
     assert code == 0, out
-    assert calls == [False, False, True, False, True]  # a warm-up, then off/on interleaved per repeat
-    assert "reference agent, 15 episodes" in out
-    assert out.count("inspect_ai 0.0-test") == 2 and "sample logs off" in out and "sample logs on" in out
-    assert "ms CPU per model turn" in out and "inspect_ai mockllm (sample logs off) / ours:" in out
+    per_repeat = [("tools", False), ("tools", True), ("bare", False), ("bare", True)]
+    assert calls == [
+        ("bare", False),
+        ("tools", False),
+        *per_repeat,
+        *per_repeat,
+    ]  # warm-ups, then interleaved
+    assert "reference agent, 15 episodes" in out and "3 of our episodes" in out
+    assert out.count("inspect_ai 0.0-test") == 4 and "sample logs off" in out and "sample logs on" in out
+    assert "min" in out and "median" in out and "max" in out
+    assert "inspect_ai tool loop replaying our episodes (sample logs off) / ours:" in out
+    assert "inspect_ai bare generate loop (sample logs off) / ours:" in out
 
 
 def test_anchor_runs_inspect_ai_mockllm() -> None:
     require_module("inspect_ai", extra="bench")
     code, out = _sr("anchor", "--tasks", "1", "--samples", "2", "--repeats", "1")
     assert code == 0, out
-    assert "mockllm/model, sample logs off" in out and "mockllm/model, sample logs on" in out
+    assert "no tools, sample logs off" in out and "replaying our calls, sample logs off" in out
+
+
+def test_the_tool_loop_replays_our_calls_through_inspect_ai(monkeypatch: pytest.MonkeyPatch) -> None:
+    """inspect_ai runs each recorded call through its own tool execution: a valid call reaches the tool
+    function (which returns the recorded result), one with missing required arguments is refused by
+    inspect's own validation; the scorer agrees with the recorded outcomes or the eval is an error."""
+    require_module("inspect_ai", extra="bench")
+    from schemarouter.application.bench import REFERENCE_CATALOGS, _engine, _tasks, replay_episodes
+    from schemarouter.project import ProjectPaths
+    from schemarouter.runtime.engine import anchor_tools
+
+    resources = _engine(ProjectPaths.at(ROOT), REFERENCE_CATALOGS)
+    episodes = [(t, c.id, 100) for c in resources.compiled.conditions for t in _tasks(resources, 4)]
+    replayed = replay_episodes(resources, episodes, len(episodes))
+    executed: list[str] = []
+    real = anchor_tools._tool_defs
+
+    def recording(turn: anchor_tools.ReplayTurn) -> list[object]:
+        defs = real(turn)
+        for d in defs:
+            inner = d.tool
+
+            async def run(_inner: object = inner, _name: str = d.name, **kwargs: object) -> object:
+                executed.append(_name)
+                return await _inner(**kwargs)  # type: ignore[operator]
+
+            d.tool = run
+        return defs
+
+    monkeypatch.setattr(anchor_tools, "_tool_defs", recording)
+    cost = anchor_tools.inspect_tool_loop_cost(replayed, log_samples=False)
+    assert cost.samples == len(episodes) and cost.turns == sum(len(e.turns) for e in replayed)
+    recorded = [t.tool_name for e in replayed for t in e.turns if t.tool_name is not None]
+    ok = [
+        t.tool_name for e in replayed for t in e.turns if t.tool_name and '"status": "blocked"' not in t.text
+    ]
+    assert executed and set(executed) <= set(recorded)
+    assert set(ok) <= set(executed)  # every call our simulator executed, inspect executed too

@@ -286,7 +286,7 @@ def test_golden_check_compares_the_pinned_payload_not_the_report_version(
     assert any("report_version" in p for p in check_golden(tmp_path, report))
 
 
-def test_every_figure_is_svg_beside_png_and_its_labels_fit(scored: dict[str, Any], tmp_path: Path) -> None:
+def test_every_figure_is_png_svg_on_request_labels_fit(scored: dict[str, Any], tmp_path: Path) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.text import Text
 
@@ -300,7 +300,11 @@ def test_every_figure_is_svg_beside_png_and_its_labels_fit(scored: dict[str, Any
         languages=spec.languages,
         recall_components=("recall_hits", "recall_decision_points"),
     )
-    written = plots.write_plots(tmp_path, scored["report"], scored["rows"], **options)
+    (tmp_path / "png").mkdir()
+    default = plots.write_plots(tmp_path / "png", scored["report"], scored["rows"], **options)
+    assert sorted(p.name for p in default) == sorted(plots.PLOT_FILES)  # PNG only unless asked
+    assert not list((tmp_path / "png").glob("*.svg"))
+    written = plots.write_plots(tmp_path, scored["report"], scored["rows"], **options, svg=True)
     assert sorted(p.name for p in written) == sorted(
         [n for n in plots.PLOT_FILES] + [n.replace(".png", ".svg") for n in plots.PLOT_FILES]
     )

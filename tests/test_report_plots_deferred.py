@@ -33,9 +33,9 @@ def test_a_failed_drawing_is_a_clean_error(tmp_path: Path) -> None:
         job.wait()
 
 
-def _recording_draw(out_dir: Path, spec: object, only: tuple[str, ...] = ()) -> list[Path]:
+def _recording_draw(out_dir: Path, spec: object, only: tuple[str, ...] = (), svg: bool = False) -> list[Path]:
     for name in only:
-        (out_dir / f"{name}.pid").write_text(str(os.getpid()))
+        (out_dir / f"{name}.pid").write_text(str(os.getpid()) + (" svg" if svg else ""))
     return []
 
 
@@ -49,6 +49,21 @@ def test_the_plots_are_shared_by_two_child_processes(tmp_path: Path, monkeypatch
     job.wait()
     pids = {name: int((tmp_path / f"{name}.pid").read_text()) for name in PLOT_FILES}
     assert len(set(pids.values())) == 2 and os.getpid() not in pids.values()
+
+
+@LINUX
+def test_svg_is_drawn_only_on_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(publish, "draw_plots", _recording_draw)
+    monkeypatch.setattr(publish, "preload", lambda: None)
+    for svg in (False, True):
+        out = tmp_path / str(svg)
+        out.mkdir()
+        job = publish.PlotJob(out, spec=None, svg=svg)  # type: ignore[arg-type]
+        job.go()
+        written = job.wait()
+        marks = {(out / f"{name}.pid").read_text().endswith(" svg") for name in PLOT_FILES}
+        assert marks == {svg}
+        assert any(p.suffix == ".svg" for p in written) == svg
 
 
 @LINUX

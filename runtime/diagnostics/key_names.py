@@ -11,17 +11,12 @@ re-run.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from schemarouter.runtime.retrieval.index import RetrievalIndex
+from schemarouter.runtime.retrieval.key_free import READS_KEY_NAMES, key_free_ranking, without_key_names
 
-# The strategies that analyse the call text, state JSON included, as words: for them a key name
-# (``executed_route_ids``, ...) is a term that can match documents. Every other registered strategy
-# reads the state's typed values (routed to index fields, or encoded), never its key names, so the
-# question "which slots did the key names win" does not apply to it.
-READS_KEY_NAMES = frozenset({"text_concat"})
+__all__ = ["READS_KEY_NAMES", "KeyNameProbe", "key_names_not_applicable", "without_key_names"]
 
 
 def key_names_not_applicable(code: str) -> str | None:
@@ -34,50 +29,39 @@ def key_names_not_applicable(code: str) -> str | None:
     )
 
 
-def without_key_names(text: str) -> str | None:
-    """The call text with the state JSON's key names removed; None when it carries no JSON object."""
-    query, sep, state = text.partition("\n")
-    if not sep:
-        return None
-    try:
-        parsed = json.loads(state)
-    except ValueError:
-        return None
-    if not isinstance(parsed, dict):
-        return None
-    values: list[str] = []
-    _values(parsed, values)
-    return query + "\n" + " ".join(values)
-
-
-def _values(node: Any, out: list[str]) -> None:
-    if isinstance(node, dict):
-        for value in node.values():
-            _values(value, out)
-    elif isinstance(node, list):
-        for value in node:
-            _values(value, out)
-    elif isinstance(node, str):
-        out.append(node)
-    else:
-        out.append(json.dumps(node))
-
-
 class KeyNameProbe:
-    """Matches of the key-less text per catalog size, memoized by text."""
+    """Matches of the key-less text per catalog size, memoized by text.
 
-    def __init__(self, indexes: Mapping[int, RetrievalIndex]) -> None:
+    ``known``: rankings a run recorded as it went (``(catalog, key-less text) -> ranking``, from the
+    workers' own indexes); ``indexes`` builds the catalogs' indexes only when a text is not known (a
+    run scored in another process, or resumed over several). Either way a ranking is the same search on
+    an index built from the same spec and endpoints."""
+
+    def __init__(
+        self,
+        indexes: Callable[[], Mapping[int, RetrievalIndex]],
+        known: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
+    ) -> None:
         self._indexes = indexes
-        self._seen: dict[tuple[int, str], tuple[str, ...]] = {}
+        self._built: Mapping[int, RetrievalIndex] | None = None
+        self._seen: dict[tuple[int, str], tuple[str, ...]] = dict(known or {})
+        self.searched = 0  # texts this probe searched itself (the rest were known)
 
     def ranking_without_keys(self, catalog: int, text: str) -> tuple[str, ...] | None:
         """Every route the call text matches with its key names removed, in rank order (None: not a
         state-aware text, or no index for the catalog)."""
         stripped = without_key_names(text)
-        index = self._indexes.get(catalog)
-        if stripped is None or index is None:
+        if stripped is None:
             return None
         key = (catalog, stripped)
-        if key not in self._seen:
-            self._seen[key] = index.search(stripped, index.size).route_ids
-        return self._seen[key]
+        found = self._seen.get(key)
+        if found is not None:
+            return found
+        if self._built is None:
+            self._built = self._indexes()
+        index = self._built.get(catalog)
+        if index is None:
+            return None
+        self.searched += 1
+        found = self._seen[key] = key_free_ranking(index, stripped)
+        return found

@@ -1,5 +1,6 @@
 """The diagnosis a scoring runs, built from what the scoring already holds: the audit's frozen tasks and
-endpoints, and the compiled retriever spec (for the key-name probe's indexes)."""
+endpoints, the compiled retriever spec (for the key-name probe's indexes) and, when the run is scored
+in the process that ran it, the key-free rankings its workers recorded."""
 
 from __future__ import annotations
 
@@ -26,10 +27,18 @@ def episode_source(audit: Any) -> EpisodeSource | None:
 class Diagnoser:
     """Called by scoring with the audited outcomes; keeps the per-episode facts for report.html."""
 
-    def __init__(self, source: EpisodeSource, compiled: Any) -> None:
-        self._source, self._compiled = source, compiled
+    def __init__(
+        self,
+        source: EpisodeSource,
+        compiled: Any,
+        known: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
+    ) -> None:
+        """``known``: the key-free rankings the run recorded as it went, when it is scored in the process
+        that ran it (``runtime/retrieval/key_free.py``); any other text is searched here."""
+        self._source, self._compiled, self._known = source, compiled, known
         self.result: Diagnosis | None = None
         self.traces: Sequence[str | None] = ()
+        self.probe: KeyNameProbe | None = None
 
     def __call__(self, inp: DiagnosisInput) -> dict[str, Any]:
         spec = RetrieverSpec.from_compiled(self._compiled)
@@ -38,11 +47,16 @@ class Diagnoser:
             self.result = diagnose(inp, self._source, None, not_applicable)
             self.traces = [o.trace_json for o in inp.outcomes]
             return self.result.section
-        indexes = {
-            size: RetrievalIndex.build(list(self._source.routes[size].by_route.values()), spec)
-            for size in inp.scope.catalogs
-            if size in self._source.routes
-        }
-        self.result = diagnose(inp, self._source, KeyNameProbe(indexes))
+        source = self._source
+
+        def indexes() -> dict[int, RetrievalIndex]:
+            return {
+                size: RetrievalIndex.build(list(source.routes[size].by_route.values()), spec)
+                for size in inp.scope.catalogs
+                if size in source.routes
+            }
+
+        self.probe = KeyNameProbe(indexes, self._known)
+        self.result = diagnose(inp, self._source, self.probe)
         self.traces = [o.trace_json for o in inp.outcomes]
         return self.result.section

@@ -22,6 +22,8 @@ from schemarouter.runtime.catalog.model import Catalog, Endpoint
 from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
 from schemarouter.runtime.prompt import ExposedTools, ToolSchemas
 from schemarouter.runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
+from schemarouter.runtime.retrieval.index import RetrievalIndex
+from schemarouter.runtime.retrieval.key_free import key_free_ranking
 from schemarouter.runtime.retrieval.spec import StrategyChoice
 from schemarouter.runtime.retrieval.strategy import build_from_spec
 from schemarouter.runtime.spec_model import CompiledSpec
@@ -43,7 +45,9 @@ class CatalogResources:
     retriever_spec: RetrieverSpec | None = None  # what a condition's own strategy is built with
     state_contract: Any = None
     cache_dir: Path | None = None
+    index: RetrievalIndex | None = None  # the experiment's spec's index, which the strategy searches
     _own: dict[str, tuple[StaticRetriever, StateAwareRetriever]] = field(init=False, default_factory=dict)
+    _key_free: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
     by_route: dict[str, Endpoint] = field(init=False)
     by_name: dict[str, Endpoint] = field(init=False)
     route_ids: tuple[str, ...] = field(init=False)
@@ -71,7 +75,8 @@ class CatalogResources:
     ) -> CatalogResources:
         """Index ``catalog`` and build the spec's retrieval strategy and its two entry points (once per
         catalog and process); ``cache_dir`` holds derived document data a strategy may cache."""
-        strategy = build_from_spec(retriever_spec, catalog, cache_dir=cache_dir)
+        index = RetrievalIndex.build(catalog, retriever_spec)
+        strategy = build_from_spec(retriever_spec, catalog, index=index, cache_dir=cache_dir)
         return cls(
             catalog=catalog,
             static_retriever=StaticRetriever(strategy),
@@ -80,6 +85,7 @@ class CatalogResources:
             retriever_spec=retriever_spec,
             state_contract=state_contract,
             cache_dir=cache_dir,
+            index=index,
         )
 
     def retrievers_for(
@@ -102,6 +108,15 @@ class CatalogResources:
                 StateAwareRetriever(strategy, self.state_contract),
             )
         return self._own[key]
+
+    def key_free(self, stripped: str) -> tuple[str, ...]:
+        """The ranking of a refresh's key-free text on this catalog's index, memoized (the diagnostics'
+        question, answered where the index is: ``runtime/engine/key_free_notes.py``)."""
+        found = self._key_free.get(stripped)
+        if found is None:
+            assert self.index is not None, "a catalog built without its index"
+            found = self._key_free[stripped] = key_free_ranking(self.index, stripped)
+        return found
 
     def exposed(self, route_ids: Sequence[str]) -> ExposedTools:
         """The rendered set for these route IDs, in this order (cached per set)."""

@@ -9,7 +9,9 @@
   cell (task pass: mean of per-task differences; Recall@5: difference of the ratios of sums), one
   panel per metric x catalog size, on a diverging scale centred on 0.
 
-Each figure is also written as SVG beside its PNG (``<name>.svg``). Layout is matplotlib's constrained
+Each figure is a PNG; on request (``svg=True``: ``sr run --plot-svg``, ``sr score --plot-svg``) also an
+SVG beside it (``<name>.svg``): report.md shows the PNGs and report.html draws its own gate forest from
+report.json, so a run does not pay for vector files nobody opens. Layout is matplotlib's constrained
 layout, so axis labels, colour bars and legends fit inside the figure (a test checks every text).
 PNG and SVG metadata carry no software version or time, and SVG ids are salted with a constant, so
 the files depend on the data only. matplotlib is
@@ -45,16 +47,17 @@ def write_plots(
     languages: Sequence[str],
     recall_components: tuple[str, str],
     only: Collection[str] | None = None,
+    svg: bool = False,
 ) -> list[Path]:
-    """Write the plots (``only``: a subset of ``PLOT_FILES``), each as PNG and SVG; return the paths."""
+    """Write the plots (``only``: a subset of ``PLOT_FILES``), each as PNG (and SVG with ``svg``);
+    return the paths."""
     written = []
     for name in PLOT_FILES:
         if only is None or name in only:
             fig = figure(
                 name, report, rows, strata=strata, languages=languages, recall_components=recall_components
             )
-            _save(fig, out_dir / name)
-            written += [out_dir / name, (out_dir / name).with_suffix(".svg")]
+            written += _save(fig, out_dir / name, svg=svg)
     return written
 
 
@@ -93,12 +96,15 @@ def _new_figure(**kwargs: Any) -> Figure:
     return Figure(layout="constrained", **kwargs)
 
 
-def _save(fig: Figure, path: Path) -> None:
+def _save(fig: Figure, path: Path, *, svg: bool) -> list[Path]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     FigureCanvasAgg(fig)
     fig.savefig(path, dpi=100, metadata={"Software": None})
+    if not svg:
+        return [path]
     fig.savefig(path.with_suffix(".svg"), format="svg", metadata={"Date": None, "Creator": None})
+    return [path, path.with_suffix(".svg")]
 
 
 def _gate_forest(report: dict[str, Any]) -> Figure:

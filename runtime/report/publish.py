@@ -3,16 +3,17 @@
 The one place where a scoring is recorded in spec/freeze.lock (``record_scoring_started``): the first
 time a terminal, frozen result set is scored, after every refusal check has passed.
 
-The plots are the slow, optional part (matplotlib's import and three PNGs). ``score_and_publish``
-forks two children before scoring (Linux): they import matplotlib while the parent scores, then share
-the three figures once report.json is written, while the caller prints the verdict (``on_scored``).
+The plots are the slow, optional part (matplotlib's import and four PNGs; SVGs beside them only on
+request). ``score_and_publish`` forks the drawing children before scoring (Linux): they import
+matplotlib while the parent scores, then draw the figures once report.json is written, while the
+caller prints the verdict (``on_scored``).
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -42,20 +43,24 @@ def score_and_publish(
     out_dir: Path,
     audit: OutcomeAudit,
     plots: bool = True,
+    svg: bool = False,
+    key_free: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
     on_scored: Callable[[ScoreResult], None] | None = None,
 ) -> ScoreResult:
     """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir`` and render report.md + plots.
 
     ``audit`` recomputes every episode's metrics from its stored trace first. ``on_scored`` (e.g.
     printing the verdict) is called once report.json and report.md are written, while the plots are
-    still being drawn; this returns when they are written too.
+    still being drawn; this returns when they are written too. ``svg``: each plot also as SVG.
+    ``key_free``: the key-free rankings the run's workers recorded (``runtime/retrieval/key_free.py``),
+    when it is scored in the process that ran it; the diagnostics search any other text themselves.
     """
     spec = ScoringSpec.from_compiled(compiled)
-    drawing = PlotJob(out_dir, spec) if plots else None  # its children import matplotlib meanwhile
+    drawing = PlotJob(out_dir, spec, svg=svg) if plots else None  # its children import matplotlib meanwhile
     try:
         lock = read_lock(paths.lock_file, display=paths.lock_display)
         source = episode_source(audit)
-        diagnoser = Diagnoser(source, compiled) if source is not None else None
+        diagnoser = Diagnoser(source, compiled, key_free) if source is not None else None
         result = score_result_set(
             load_result_set(run_dirs),
             spec=spec,
@@ -120,8 +125,11 @@ def render_report(
         draw_plots(out_dir, spec)
 
 
-def draw_plots(out_dir: Path, spec: ScoringSpec, only: Collection[str] | None = None) -> list[Path]:
-    """The PNG plots (``only``: a subset of PLOT_FILES) from the JSON files scoring wrote in ``out_dir``."""
+def draw_plots(
+    out_dir: Path, spec: ScoringSpec, only: Collection[str] | None = None, svg: bool = False
+) -> list[Path]:
+    """The PNG plots (``only``: a subset of PLOT_FILES; ``svg``: an SVG beside each) from the JSON files
+    scoring wrote in ``out_dir``."""
     recall = spec.metric(RECALL_METRIC)
     assert recall.numerator is not None and recall.denominator is not None
     return write_plots(
@@ -132,6 +140,7 @@ def draw_plots(out_dir: Path, spec: ScoringSpec, only: Collection[str] | None = 
         languages=spec.languages,
         recall_components=(recall.numerator, recall.denominator),
         only=only,
+        svg=svg,
     )
 
 
@@ -146,8 +155,8 @@ class PlotJob:
     that report.json is written, :meth:`cancel` that it will not be, :meth:`wait` joins them.
     """
 
-    def __init__(self, out_dir: Path, spec: ScoringSpec) -> None:
-        self.out_dir, self._spec = out_dir, spec
+    def __init__(self, out_dir: Path, spec: ScoringSpec, *, svg: bool = False) -> None:
+        self.out_dir, self._spec, self._svg = out_dir, spec, svg
         self._children: list[tuple[multiprocessing.process.BaseProcess, Connection]] = []
         self._started = False
         if sys.platform.startswith("linux"):
@@ -158,7 +167,7 @@ class PlotJob:
                 # earlier child would wait on it for an end that never comes.
                 inherited = [send, *(s for _, s in self._children)]
                 child = context.Process(
-                    target=_draw_in_child, args=(out_dir, spec, share, receive, inherited)
+                    target=_draw_in_child, args=(out_dir, spec, share, svg, receive, inherited)
                 )
                 child.daemon = True
                 child.start()
@@ -183,7 +192,7 @@ class PlotJob:
     def wait(self) -> list[Path]:
         """Block until the plots are written (drawing them here where no child was started)."""
         if not self._children:
-            return draw_plots(self.out_dir, self._spec)
+            return draw_plots(self.out_dir, self._spec, svg=self._svg)
         if not self._started:
             self.go()
         failed = []
@@ -196,20 +205,24 @@ class PlotJob:
                 f"{self.out_dir}: drawing the plots failed (exit code {failed[0]}); "
                 "report.json and report.md are written"
             )
-        return [self.out_dir / name for name in PLOT_FILES] + [
-            (self.out_dir / name).with_suffix(".svg") for name in PLOT_FILES
-        ]
+        pngs = [self.out_dir / name for name in PLOT_FILES]
+        return pngs + ([png.with_suffix(".svg") for png in pngs] if self._svg else [])
 
 
-def start_plots(out_dir: Path, compiled: CompiledSpec) -> PlotJob:
+def start_plots(out_dir: Path, compiled: CompiledSpec, *, svg: bool = False) -> PlotJob:
     """Draw the plots of a directory that ``score_and_publish(..., plots=False)`` wrote."""
-    job = PlotJob(out_dir, ScoringSpec.from_compiled(compiled))
+    job = PlotJob(out_dir, ScoringSpec.from_compiled(compiled), svg=svg)
     job.go()
     return job
 
 
 def _draw_in_child(
-    out_dir: Path, spec: ScoringSpec, share: tuple[str, ...], receive: Connection, inherited: list[Connection]
+    out_dir: Path,
+    spec: ScoringSpec,
+    share: tuple[str, ...],
+    svg: bool,
+    receive: Connection,
+    inherited: list[Connection],
 ) -> None:
     for send in inherited:  # the parent's ends: once the parent closes its copy, recv() sees the end
         send.close()
@@ -218,7 +231,7 @@ def _draw_in_child(
         receive.recv()
     except EOFError:  # cancelled: scoring failed or was refused
         return
-    draw_plots(out_dir, spec, only=share)
+    draw_plots(out_dir, spec, only=share, svg=svg)
 
 
 def _record(paths: LockLocation, run_id: str, compiled: CompiledSpec, lock: FreezeLock | None) -> None:

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 WALL_LATENCY_METRIC = "wall_latency_ms"
 
+# (catalog size, a refresh's text without the state JSON's key names) -> the routes it matches, in order.
+KeyFreeRankings = Mapping[tuple[int, str], tuple[str, ...]]
+
 
 @dataclass(frozen=True)
 class EngineSetup:
@@ -78,6 +81,10 @@ class EpisodeRecord:
     wall_latency_ms: float | None
     trace_json: str
     model_calls: dict[str, int] | None = None
+    # What the diagnostics would otherwise recompute from the trace, recorded by the worker that ran the
+    # episode (the key-free rankings of its refreshes: runtime/retrieval/key_free.py). Kept in memory by
+    # the session for a scoring in the same process; never stored, never part of the trace.
+    key_free: KeyFreeRankings | None = None
 
 
 class EpisodeEngine(Protocol):
@@ -147,6 +154,16 @@ class EngineAdapter:
             catalog_size=catalog_size,
             epoch=epoch,
         )
+
+    def key_free(self, loaded: LoadedEngine, trace: EpisodeResult) -> KeyFreeRankings | None:
+        """The key-free rankings of the episode's refreshes, from this worker's own index (None: the
+        experiment's strategy does not read key names, so the diagnostics ask for none)."""
+        from schemarouter.runtime.engine import EngineResources
+        from schemarouter.runtime.engine.key_free_notes import key_free_rankings
+        from schemarouter.runtime.engine.trace import EpisodeTrace
+
+        assert isinstance(loaded.resources, EngineResources) and isinstance(trace, EpisodeTrace)
+        return key_free_rankings(loaded.resources, trace)
 
 
 def episode_record(trace: EpisodeResult) -> EpisodeRecord:

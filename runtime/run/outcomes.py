@@ -8,6 +8,7 @@ episode, an infrastructure event per failure, and the counts of the session.
 
 from __future__ import annotations
 
+import dataclasses
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,8 @@ class ExecutionSummary:
     events: int
     stopped_early: str | None
     model_calls: dict[str, int] | None = None
+    # The key-free rankings the session's workers recorded (EpisodeRecord.key_free), merged.
+    key_free: dict[tuple[int, str], tuple[str, ...]] | None = None
 
 
 class Sink:
@@ -82,6 +85,7 @@ class Sink:
         self.store, self.session, self.total, self.on_progress = store, session, total, on_progress
         self.done = self.committed = self.events = 0
         self.model_calls: dict[str, int] | None = None
+        self.key_free: dict[tuple[int, str], tuple[str, ...]] | None = None
         self.stopping: str | None = None  # the first failure that stops the session
 
     def accept(self, key: EpisodeKey, outcome: EpisodeRecord | Failure) -> None:
@@ -98,6 +102,10 @@ class Sink:
             if self.committed == 0:
                 self.store.resolve_session_events()  # the engine loads now: earlier load failures resolved
             self.committed += 1
+            if outcome.key_free:
+                if self.key_free is None:
+                    self.key_free = {}
+                self.key_free.update(outcome.key_free)
             if outcome.model_calls:
                 totals = self.model_calls if self.model_calls is not None else {}
                 for name, value in outcome.model_calls.items():
@@ -146,6 +154,7 @@ class Sink:
             events=self.events,
             stopped_early=stopped_early,
             model_calls=self.model_calls,
+            key_free=self.key_free,
         )
 
 
@@ -159,7 +168,11 @@ def run_one(engine: EpisodeEngine, loaded: LoadedEngine, key: EpisodeKey) -> Epi
         # The epoch is passed only when it is not 1, so engines written before epochs run unchanged.
         extra = {} if key.epoch == 1 else {"epoch": key.epoch}
         trace = engine.run(loaded, task, key.condition, key.catalog, **extra)
-        return episode_record(trace)
+        record = episode_record(trace)
+        key_free = getattr(engine, "key_free", None)  # an engine without it records none
+        if key_free is None:
+            return record
+        return dataclasses.replace(record, key_free=key_free(loaded, trace))
     except Exception as err:
         return failure("episode_exception", err)
 

@@ -72,15 +72,17 @@ def score(
     experiment: str | None = None,
     out: Path | None = None,
     plots: bool = False,
+    plot_svg: bool = False,
     console: Console | None = None,
 ) -> Run:
-    """Score a terminal run (or merge its shards) and return the scored run."""
+    """Score a terminal run (or merge its shards) and return the scored run; ``plots``: the PNG plots
+    (``plot_svg``: an SVG beside each)."""
     from schemarouter.application.run import RunDeps
     from schemarouter.application.score import ScoreRequest, score_runs
 
     dirs = (run_dirs,) if isinstance(run_dirs, str | Path) else tuple(run_dirs)
     paths = project_paths(project, experiment)
-    request = ScoreRequest(tuple(Path(d) for d in dirs), out, plots)
+    request = ScoreRequest(tuple(Path(d) for d in dirs), out, plots, plot_svg)
     score_runs(paths, request, RunDeps(console=quiet_console(console)))
     target = out if out is not None else (Path(dirs[0]) if len(dirs) == 1 else None)
     if target is None:

@@ -79,6 +79,7 @@ class RunRequest:
     allow_draft: bool = False
     max_events: int = 20
     plots: bool = True
+    plot_svg: bool = False  # each plot also as SVG (`--plot-svg`)
     announce_report: bool = True
     # The agent's identity options (model, decoding) and transport options (base URL, cache path).
     agent_options: Mapping[str, Any] = field(default_factory=dict)
@@ -188,7 +189,8 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
     if exit_code is not None:
         _record_session(paths, console, compiled, manifest, None, exit_code)
         return RunOutcome(run_dir, exit_code, None)
-    report = _score(paths, console, run_dir, compiled, engine.metrics_audit(setup), request.plots)
+    audit = engine.metrics_audit(setup)
+    report = _score(paths, console, run_dir, compiled, audit, request, result.summary.key_free)
     if request.announce_report:
         console.print(f"report: {run_dir / 'report.md'}")
     _record_session(paths, console, compiled, manifest, report, 0)
@@ -386,15 +388,20 @@ def _score(
     run_dir: Path,
     compiled: CompiledSpec,
     audit: Callable[[Any], None],
-    plots: bool,
+    request: RunRequest,
+    key_free: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
 ) -> dict[str, Any]:
+    """``key_free``: what this session's workers recorded for the diagnostics (episodes of an earlier
+    session, on resume, are answered by the diagnostics themselves)."""
     scored = score_and_publish(
         [run_dir],
         compiled=compiled,
         paths=paths,
         out_dir=run_dir,
         audit=audit,
-        plots=plots,
+        plots=request.plots,
+        svg=request.plot_svg,
+        key_free=key_free,
         on_scored=lambda s: print_verdict(
             console, s.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
         ),

@@ -16,6 +16,7 @@ from rich.console import Console
 
 from schemarouter.application.run import NO_DEPS, RunDeps
 from schemarouter.compiler import compile_project
+from schemarouter.compiler.compiled_record import reuse_compiled
 from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 from schemarouter.runtime.report.console import make_console, pilot_line, print_verdict, status_lines
@@ -32,6 +33,7 @@ class ScoreRequest:
     run_dirs: tuple[Path, ...]
     out: Path | None = None
     plots: bool = True
+    plot_svg: bool = False  # each plot also as SVG (`--plot-svg`)
 
 
 def show_status(run_dirs: list[Path], console: Console | None = None) -> bool:
@@ -53,7 +55,9 @@ def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DE
 
         output_guard(paths.root).directory(request.out, option="--out")
     load_result_set(run_dirs)  # a damaged or foreign run directory is refused before the (slower) compile
-    compiled = compile_project(paths, write_manifest=False)
+    # build/<id>/compiled.json when it is current (not validated again); else compile_project, looked up
+    # here so tests may swap it.
+    compiled = reuse_compiled(paths) or compile_project(paths, write_manifest=False)
     out = request.out or default_out(paths, run_dirs)
     if request.out is None:
         from schemarouter.output_guard import output_guard
@@ -74,6 +78,7 @@ def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DE
         out_dir=out,
         audit=deps.engine_or_default().metrics_audit(setup),
         plots=request.plots,
+        svg=request.plot_svg,
         on_scored=lambda s: print_verdict(console, s.report, identity=identity),
     )
     console.print(f"report: {out / 'report.md'}")

@@ -54,7 +54,8 @@ DraftOpt = Annotated[
 MaxEventsOpt = Annotated[
     int, typer.Option(min=1, help="Stop scheduling after this many infrastructure events in a session.")
 ]
-PlotsOpt = Annotated[bool, typer.Option(help="Write the plots after scoring.")]
+PlotsOpt = Annotated[bool, typer.Option(help="Write the plots (PNG) after scoring.")]
+PlotSvgOpt = Annotated[bool, typer.Option(help="Also write each plot as SVG beside its PNG.")]
 TokenizerOpt = Annotated[
     Path | None,
     typer.Option(help="Count tokens with this Hugging Face tokenizer.json instead of cl100k_base."),
@@ -116,6 +117,7 @@ def run_request(project: ProjectPaths, params: dict[str, Any]) -> RunRequest:
         allow_draft=p["draft"],
         max_events=p["max_events"],
         plots=p["plots"],
+        plot_svg=p["plot_svg"],
         agent_options=options,
         epochs=p["epochs"],
         executor=p["executor"],
@@ -135,6 +137,7 @@ RUN_OPTIONS: OptionGroup = (
     ("draft", DraftOpt, False),
     ("max_events", MaxEventsOpt, 20),
     ("plots", PlotsOpt, True),
+    ("plot_svg", PlotSvgOpt, False),
 )
 EXECUTION_OPTIONS: OptionGroup = (
     ("epochs", EpochsOpt, None),
@@ -178,6 +181,7 @@ def score(
         ),
     ] = None,
     plots: PlotsOpt = True,
+    plot_svg: PlotSvgOpt = False,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Score a terminal run (or merge its shards) and print the gate verdict.
@@ -187,7 +191,14 @@ def score(
     from schemarouter.api import score as score_runs
     from schemarouter.runtime.report.console import make_console
 
-    score_runs(run_dirs, project=paths(ctx, experiment), out=out, plots=plots, console=make_console())
+    score_runs(
+        run_dirs,
+        project=paths(ctx, experiment),
+        out=out,
+        plots=plots,
+        plot_svg=plot_svg,
+        console=make_console(),
+    )
 
 
 @app.command()

@@ -179,6 +179,8 @@ def get(obj: Any, key: str) -> Any:
     """A field of a trace part, whether it is a model (a trace being built) or a dict (a stored trace)."""
     if obj is None:
         return None
+    if type(obj) is dict:  # a stored trace's parts: the common case, checked first and exactly
+        return obj.get(key)
     if isinstance(obj, dict):
         return obj.get(key)
     return getattr(obj, key)

@@ -1,0 +1,58 @@
+"""A state-aware call's text with the state JSON's key names taken out, and its ranking on an index.
+
+A state-aware call of a strategy that reads the call text as words (``READS_KEY_NAMES``) retrieves with
+``query + "\\n" + state JSON``. The same text without the JSON's key names (the query and every scalar
+value kept, in order) ranked on the same index says which routes matched only through the key names.
+The diagnostics ask this of every refresh (``runtime/diagnostics/key_names.py``); a run records the
+answers as it goes (``key_free_ranking``, from the worker's own index), so the diagnostics of a run scored
+in the same process need not index the catalogs or search again. Nothing here enters a trace.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from schemarouter.runtime.retrieval.index import RetrievalIndex
+
+# The strategies that analyse the call text, state JSON included, as words: for them a key name
+# (``executed_route_ids``, ...) is a term that can match documents. Every other registered strategy
+# reads the state's typed values (routed to index fields, or encoded), never its key names.
+READS_KEY_NAMES = frozenset({"text_concat"})
+
+# The query kind of a state-aware retrieval call in a trace.
+STATE_AWARE_QUERY = "original_plus_state"
+
+
+def without_key_names(text: str) -> str | None:
+    """The call text with the state JSON's key names removed; None when it carries no JSON object."""
+    query, sep, state = text.partition("\n")
+    if not sep:
+        return None
+    try:
+        parsed = json.loads(state)
+    except ValueError:
+        return None
+    if not isinstance(parsed, dict):
+        return None
+    values: list[str] = []
+    _values(parsed, values)
+    return query + "\n" + " ".join(values)
+
+
+def _values(node: Any, out: list[str]) -> None:
+    if isinstance(node, dict):
+        for value in node.values():
+            _values(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _values(value, out)
+    elif isinstance(node, str):
+        out.append(node)
+    else:
+        out.append(json.dumps(node))
+
+
+def key_free_ranking(index: RetrievalIndex, stripped: str) -> tuple[str, ...]:
+    """Every route ``stripped`` (a ``without_key_names`` text) matches on ``index``, in rank order."""
+    return index.search(stripped, index.size).route_ids
