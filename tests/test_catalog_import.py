@@ -154,11 +154,11 @@ def test_an_import_is_byte_identical_and_its_schemas_render(tmp_path, catalogs):
 # ---- broken sources: one line each ---------------------------------------------------------------
 
 
-def _broken(tmp_path: Path, name: str, text: str, source_format: str) -> tuple[int, str, Path]:
+def _broken(tmp_path: Path, name: str, text: str, source_format: str, *options: str) -> tuple[int, str, Path]:
     source = tmp_path / name
     source.write_text(text, encoding="utf-8")
     out = tmp_path / "out.json"
-    result = sr("catalog", "import", str(source), "--from", source_format, "--out", str(out))
+    result = sr("catalog", "import", str(source), "--from", source_format, "--out", str(out), *options)
     assert "Traceback" not in result.output
     assert not out.exists()  # nothing written
     return result.exit_code, result.output, source
@@ -251,7 +251,7 @@ OK = {"200": {"description": "ok"}}
                 "responses": OK,
             },
             "POST /things/{id} (t): request body media types ['text/plain'] are not supported "
-            "(JSON or form only)",
+            "(JSON, form or binary only)",
         ),
         (
             {
@@ -260,13 +260,17 @@ OK = {"200": {"description": "ok"}}
                 "requestBody": {
                     "content": {
                         "application/json": {
-                            "schema": {"type": "object", "properties": {"id": {"type": "string"}}}
+                            "schema": {
+                                "type": "object",
+                                "properties": {"id": {"type": "string"}, "body_id": {"type": "string"}},
+                            }
                         }
                     }
                 },
                 "responses": OK,
             },
-            "POST /things/{id} (t): 'id' is both a parameter and a request body property",
+            "POST /things/{id} (t): 'id' is both a parameter and a request body property, and 'body_id' "
+            "is taken",
         ),
         (
             {
@@ -287,7 +291,7 @@ OK = {"200": {"description": "ok"}}
 def test_unsupported_constructs_are_one_line_naming_the_operation_and_the_construct(
     tmp_path, operation, message
 ):
-    code, output, source = _broken(tmp_path, "api.json", _openapi(operation), "openapi")
+    code, output, source = _broken(tmp_path, "api.json", _openapi(operation), "openapi", "--strict")
     # A message starting ":LINE:COL:" is located (a $ref, the validator); the others name the operation.
     located = message if message.startswith(":") else f": {message}"
     assert (code, output) == (1, f"{source}{located}\n")
@@ -377,3 +381,85 @@ def test_a_missing_extra_is_one_line_naming_it(tmp_path, monkeypatch):
             f"(or pip install {module})\n"
         )
     assert not (tmp_path / "c.json").exists()
+
+
+# ---- real documents: skipped, not refused ----------------------------------------------------------
+
+REAL = FIXTURES / "real"
+PETSTORE = REAL / "swagger_petstore_v3.openapi.yaml"
+GITHUB_MCP = REAL / "github_mcp_server.tools_list.json"
+COOKIE = {
+    "operationId": "withCookie",
+    "parameters": [ID, {"name": "s", "in": "cookie", "schema": {"type": "string"}}],
+    "responses": OK,
+}
+
+
+def _two_operations() -> str:
+    doc = json.loads(_openapi(COOKIE))
+    doc["paths"]["/things"] = {"get": {"operationId": "listThings", "responses": OK}}
+    return json.dumps(doc)
+
+
+def test_an_operation_the_catalog_cannot_hold_is_skipped_with_one_line_naming_it(tmp_path):
+    source = tmp_path / "api.json"
+    source.write_text(_two_operations(), encoding="utf-8")
+    out = tmp_path / "out.json"
+    result = sr(
+        "catalog", "import", str(source), "--from", "openapi", "--out", str(out), "--domain", "things"
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "skipped POST /things/{id} (withCookie): cookie parameter 's' is not supported"
+    assert "2 operations: 1 imported, 1 skipped (POST /things/{id} (withCookie))" in lines
+    assert not any("--domain" in line for line in lines)  # given, so not suggested
+    assert [e.name for e in load_catalog_file(out)[0].endpoints] == ["listThings"]
+
+
+def test_strict_refuses_the_document_instead(tmp_path):
+    code, output, source = _broken(tmp_path, "api.json", _two_operations(), "openapi", "--strict")
+    assert (code, output) == (
+        1,
+        f"{source}: POST /things/{{id}} (withCookie): cookie parameter 's' is not supported\n",
+    )
+
+
+def test_swagger_petstore_v3_imports_whole_with_binary_list_and_renamed_inputs(tmp_path):
+    require_module("openapi_spec_validator", extra="catalog-import")
+    out = tmp_path / "petstore.json"
+    result = sr("catalog", "import", str(PETSTORE), "--from", "openapi", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    print(result.output)
+    assert "19 operations: 19 imported, 0 skipped" in result.output.splitlines()
+    assert "pass --domain NAME" in result.output  # the default domain is the file name's: said so
+    by_name = load_catalog_file(out)[0].by_name()
+    upload = {f.name: f for f in by_name["uploadFile"].inputs}
+    assert upload["body"].json_type == "string" and "application/octet-stream" in upload["body"].description
+    assert [(f.name, f.json_type) for f in by_name["createUsersWithListInput"].inputs] == [("body", "array")]
+    update = [f.name for f in by_name["updateUser"].inputs]
+    assert update[0] == "username" and "body_username" in update and update.count("username") == 1
+    assert {f.name: f.semantic_id for f in by_name["updateUser"].inputs}[
+        "body_username"
+    ] == "user.body_username"
+
+
+def test_github_mcp_server_tools_list_imports_whole(tmp_path):
+    require_module("mcp", extra="catalog-import")
+    out = tmp_path / "github.json"
+    result = sr(
+        "catalog", "import", str(GITHUB_MCP), "--from", "mcp", "--out", str(out), "--domain", "github"
+    )
+    assert result.exit_code == 0, result.output
+    print(result.output)
+    tools = json.loads(GITHUB_MCP.read_text(encoding="utf-8"))["result"]["tools"]
+    assert f"{len(tools)} operations: {len(tools)} imported, 0 skipped" in result.output.splitlines()
+    catalog, _ = load_catalog_file(out)
+    assert catalog.by_name()["get_latest_release"].route_id == "github.get_latest_release"
+
+
+def test_the_openai_tools_list_imports_whole(tmp_path):
+    out = tmp_path / "travel.json"
+    result = sr("catalog", "import", str(OPENAI), "--from", "openai", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    print(result.output)
+    assert "12 operations: 12 imported, 0 skipped" in result.output.splitlines()

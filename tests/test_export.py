@@ -288,3 +288,30 @@ def test_inspect_view_shows_task_pass_and_the_transcript(inspect_view, run):
     assert errors == []
     # inspect view asks for an optional flow file (/api/flow) that an export has no use for: a 404
     assert [f for f in failed if "/api/flow" not in f] == []
+
+
+def _readme_example() -> str:
+    """The README's export query, the python block after its ``<!-- export-example -->`` marker."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    after = text.split("<!-- export-example -->", 1)[1]
+    return after.split("```python\n", 1)[1].split("\n```", 1)[0]
+
+
+def test_the_readme_s_example_query_runs_over_the_exported_parquet_files(run, monkeypatch, capsys):
+    require_module("pyarrow.dataset", extra="export")
+    root, run_dir = run
+    assert run_dir == root / "runs" / "pilot"
+    result = sr(root, "export", str(run_dir), "--format", "parquet", "--out", str(run_dir / "export"))
+    assert result.exit_code == 0, result.output
+    monkeypatch.chdir(root)
+    namespace: dict = {}
+    exec(compile(_readme_example(), "README.md:export-example", "exec"), namespace)
+    per_task = _jsonl(run_dir / "per_task.jsonl")
+    arms = namespace["by_arm"].to_pylist()
+    assert [(a["condition"], a["catalog"]) for a in arms] == [("FULL", 100), ("SR-5-STATE-AWARE", 100)]
+    for arm in arms:
+        rows = [r for r in per_task if r["condition"] == arm["condition"]]
+        assert arm["task_pass_count"] == len(rows)
+        assert arm["task_pass_mean"] == pytest.approx(sum(r["task_pass"] for r in rows) / len(rows))
+    assert {r["condition"] for r in namespace["next_tool"].to_pylist()} <= {"FULL", "SR-5-STATE-AWARE"}
+    print(capsys.readouterr().out)

@@ -118,12 +118,15 @@ def test_retrieval_eval_scores_every_strategy_on_30_queries(files, tmp_path):
     assert by[("text_concat", "query")]["recall_at_5"]["mean"] >= 0.8
     assert "R@5" in result.output and "text_concat" in result.output and "query+state" in result.output
     table = (tmp_path / "eval.md").read_text(encoding="utf-8")
-    assert "| strategy | use | queries | R@1 | R@5 | R@10 | nDCG@10 | MRR |" in table
+    header = "| strategy | use | queries | S@1 | S@5 | S@10 | R@1 | R@5 | R@10 | nDCG@10 | MRR |"
+    assert header in table
+    assert "S@k: success@k" in table and "R@k: recall@k" in table  # the legend says which is which
     assert table.count("| text_concat |") == 2
 
 
 def test_ranking_metrics_on_a_hand_computed_example():
     m = query_metrics(["a", "x", "b", "y", "z", "w", "v", "u", "t", "s", "c"], frozenset({"b", "c", "a"}))
+    assert (m["success_at_1"], m["success_at_5"], m["success_at_10"]) == (1.0, 1.0, 1.0)
     assert m["recall_at_1"] == pytest.approx(1 / 3)
     assert m["recall_at_5"] == pytest.approx(2 / 3)
     assert m["recall_at_10"] == pytest.approx(2 / 3)  # c is 11th
@@ -132,7 +135,10 @@ def test_ranking_metrics_on_a_hand_computed_example():
     assert m["ndcg_at_10"] == pytest.approx(dcg / idcg)
     assert m["mrr"] == 1.0
     none = query_metrics(["x", "y"], frozenset({"a"}))
-    assert none == {"recall_at_1": 0, "recall_at_5": 0, "recall_at_10": 0, "ndcg_at_10": 0, "mrr": 0}
+    assert set(none.values()) == {0} and len(none) == 8
+    late = query_metrics(["x", "y", "z", "w", "v", "a"], frozenset({"a", "b"}))
+    assert (late["success_at_1"], late["success_at_5"], late["success_at_10"]) == (0.0, 0.0, 1.0)
+    assert late["recall_at_10"] == 0.5  # success@10 is 1 where recall@10 is 0.5
     assert query_metrics(["x", "a"], frozenset({"a"}))["mrr"] == 0.5
 
 
@@ -170,7 +176,8 @@ def test_a_bad_query_file_is_one_line_per_problem(files, tmp_path):
         read_queries(path, catalog)
     assert str(err.value).splitlines() == [
         f"{path}:2:8: id: 'a' is also the id of line 1",
-        f"{path}:2:40: relevant[0]: 'orders.nope' is not a route of the catalog",
+        f"{path}:2:40: relevant[0]: 'orders.nope' is neither a route ID nor an openapi tool name of "
+        "the catalog",
         f"{path}:3:39: relevant: needs a non-empty list of route IDs",
         f"{path}:4:94: state.executed_route_ids[0]: state contract violation at executed_route_ids[0]: "
         "'x.y' is not a registered route ID of the catalog",
@@ -187,4 +194,38 @@ def test_the_command_s_defaults_are_the_application_s():
         retrieval_eval.SEED_NAME,
         retrieval_eval.DEFAULT_SEED,
         retrieval_eval.DEFAULT_RESAMPLES,
+    )
+
+
+def test_relevant_may_name_tools_by_their_source_names_and_id_is_optional(files, tmp_path):
+    from schemarouter.runtime.catalog.io import load_catalog_file
+
+    catalog = load_catalog_file(files["openapi"])[0]
+    operation_id = catalog.by_route()["orders.get_order"].name
+    path = _queries(
+        tmp_path,
+        f'{{"query": "x", "relevant": ["{operation_id}"]}}',
+        '{"id": "mine", "query": "y", "relevant": ["orders.get_order"]}',
+        '{"query": "z", "relevant": ["orders.get_order"]}',
+    )
+    queries = read_queries(path, catalog)
+    assert [q.query_id for q in queries] == ["q0001", "mine", "q0003"]
+    assert [q.relevant for q in queries] == [frozenset({"orders.get_order"})] * 3
+
+
+def test_a_name_of_two_endpoints_is_refused_naming_the_candidates(files, tmp_path):
+    from schemarouter.runtime.catalog.io import load_catalog_file
+
+    catalog = load_catalog_file(files["openapi"])[0]
+    first, second = catalog.endpoints[0], catalog.endpoints[1]
+    # a catalog where one endpoint's tool name is another's route ID
+    clashing = catalog.model_copy(
+        update={"endpoints": (first.model_copy(update={"name": second.route_id}), *catalog.endpoints[1:])}
+    )
+    path = _queries(tmp_path, f'{{"query": "x", "relevant": ["{second.route_id}"]}}')
+    with pytest.raises(SchemaRouterError) as err:
+        read_queries(path, clashing)
+    candidates = ", ".join(sorted([first.route_id, second.route_id]))
+    assert str(err.value) == (
+        f"{path}:1:29: relevant[0]: '{second.route_id}' is ambiguous: it names {candidates} (use a route ID)"
     )

@@ -22,7 +22,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-METRICS = ("recall_at_1", "recall_at_5", "recall_at_10", "ndcg_at_10", "mrr")
+METRICS = (
+    "success_at_1",
+    "success_at_5",
+    "success_at_10",
+    "recall_at_1",
+    "recall_at_5",
+    "recall_at_10",
+    "ndcg_at_10",
+    "mrr",
+)
+# success@k (hit@k): 1 if at least one relevant route is in the top k; recall@k: the share of the
+# relevant routes in the top k (a two-route query scores 0.5 at best at k = 1).
 CONFIDENCE = 0.95
 
 
@@ -34,10 +45,16 @@ def query_metrics(ranking: Sequence[str], relevant: frozenset[str]) -> dict[str,
     def recall(k: int) -> float:
         return len(relevant.intersection(ranking[:k])) / len(relevant)
 
+    def success(k: int) -> float:
+        return 1.0 if relevant.intersection(ranking[:k]) else 0.0
+
     dcg = sum(1.0 / math.log2(i + 2) for i, route in enumerate(ranking[:10]) if route in relevant)
     idcg = sum(1.0 / math.log2(i + 2) for i in range(min(len(relevant), 10)))
     first = next((i for i, route in enumerate(ranking) if route in relevant), None)
     return {
+        "success_at_1": success(1),
+        "success_at_5": success(5),
+        "success_at_10": success(10),
         "recall_at_1": recall(1),
         "recall_at_5": recall(5),
         "recall_at_10": recall(10),

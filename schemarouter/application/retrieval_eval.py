@@ -93,7 +93,7 @@ class EvalReport:
 
     def to_markdown(self) -> str:
         """The results as a markdown table (mean [95% CI]), headed by what they were computed on."""
-        headers = ("R@1", "R@5", "R@10", "nDCG@10", "MRR")
+        headers = tuple(_HEADERS[m] for m in METRICS)
         lines = [
             f"`{self.catalog_file}` ({self.catalog_digest[:19]}…), `{self.queries_file}`: {self.queries} "
             f"queries, {self.queries_with_state} with a state; mean [95% CI], percentile bootstrap over "
@@ -105,6 +105,7 @@ class EvalReport:
         for r in self.results:
             cells = [f"{e.mean:.3f} [{e.low:.3f}, {e.high:.3f}]" for e in (r.metrics[m] for m in METRICS)]
             lines.append(f"| {r.strategy} | {r.use} | {r.queries} | " + " | ".join(cells) + " |")
+        lines.append(f"\n{LEGEND}")
         lines.extend(f"\nnot built: {code}: {why}" for code, why in self.not_built)
         return "\n".join(lines) + "\n"
 
@@ -237,12 +238,19 @@ def show_evaluation(
 
 
 _HEADERS = {
+    "success_at_1": "S@1",
+    "success_at_5": "S@5",
+    "success_at_10": "S@10",
     "recall_at_1": "R@1",
     "recall_at_5": "R@5",
     "recall_at_10": "R@10",
     "ndcg_at_10": "nDCG@10",
     "mrr": "MRR",
 }
+LEGEND = (
+    "S@k: success@k, the share of queries with at least one relevant route in the top k; "
+    "R@k: recall@k, the mean share of a query's relevant routes in the top k."
+)
 
 
 def _table(report: EvalReport) -> Table:
@@ -252,7 +260,7 @@ def _table(report: EvalReport) -> Table:
         f"{report.catalog_file} ({report.queries} queries, {report.queries_with_state} with state); "
         f"mean [95% CI], {report.resamples:,} resamples, seed {SEED_NAME}={report.seed}"
     )
-    table = Table(title=title)
+    table = Table(title=title, caption=LEGEND)
     table.add_column("strategy")
     table.add_column("use")
     table.add_column("queries", justify="right")

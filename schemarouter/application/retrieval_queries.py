@@ -5,8 +5,12 @@ Each line is an object::
     {"id": "q01", "query": "ship the order with DHL", "relevant": ["shipments.create_shipment"],
      "state": {...}}                                      # state: optional, an ObservableState
 
-- ``id``: unique; ``query``: the text; ``relevant``: the route IDs a good ranking puts first (at least
-  one, each a route of the catalog);
+- ``id`` (optional): unique; without one a query is ``q0001``, ``q0002``, ... by its position among
+  the file's queries; ``query``: the text; ``relevant``: the routes a good ranking puts first (at
+  least one), each a route ID of the catalog or, for an imported catalog (one with a ``source``
+  record), a tool's name in its source (the MCP tool name, the OpenAI function name, the
+  operationId), mapped to its route ID; a name that is the route ID or name of more than one
+  endpoint is refused with a line naming the candidates;
 - ``state`` (optional): what research strategies are evaluated on, held to everything a state file is
   (``runtime/state/state_file.py``: the contract, and every name registered in the catalog). Static
   strategies ignore it.
@@ -53,14 +57,16 @@ def read_queries(path: Path, catalog: Catalog) -> list[JudgedQuery]:
     count = sum(1 for line in lines if line.strip() and not line.lstrip().startswith("#"))
     if count > limits.QUERIES_PER_FILE:
         raise SchemaRouterError(f"{shown}:1:1: {limits.over_limit('queries', count, 'QUERIES_PER_FILE')}")
-    routes = set(catalog.by_route())
+    names = _names(catalog)
     vocabulary = Vocabulary.of(catalog)
     out: list[JudgedQuery] = []
     problems: list[str] = []
     seen: dict[str, int] = {}
+    position = 0
     for lineno, line in enumerate(lines, start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        position += 1
 
         def problem(
             path_: tuple[str | int, ...], message: str, line: str = line, lineno: int = lineno
@@ -84,7 +90,11 @@ def read_queries(path: Path, catalog: Catalog) -> list[JudgedQuery]:
         for key in data:
             if key not in KEYS:
                 problem((key,), f"unknown key (keys: {', '.join(KEYS)})")
-        query_id, query, relevant = data.get("id"), data.get("query"), data.get("relevant")
+        query_id, query, relevant = (
+            data.get("id", f"q{position:04d}"),
+            data.get("query"),
+            data.get("relevant"),
+        )
         if not isinstance(query_id, str) or not query_id:
             problem(("id",) if "id" in data else (), "needs a non-empty string 'id'")
             continue
@@ -101,9 +111,9 @@ def read_queries(path: Path, catalog: Catalog) -> list[JudgedQuery]:
         if not isinstance(relevant, list) or not relevant or not all(isinstance(r, str) for r in relevant):
             problem(("relevant",) if "relevant" in data else (), "needs a non-empty list of route IDs")
             continue
-        unknown = [i for i, r in enumerate(relevant) if r not in routes]
+        unknown = [i for i, r in enumerate(relevant) if len(names.get(r, ())) != 1]
         for i in unknown:
-            problem(("relevant", i), f"{shown_value(relevant[i])} is not a route of the catalog")
+            problem(("relevant", i), _unknown(relevant[i], names.get(relevant[i], ()), catalog))
         state = None
         if "state" in data:
             try:
@@ -115,9 +125,31 @@ def read_queries(path: Path, catalog: Catalog) -> list[JudgedQuery]:
                 problem(("state", *inner), str(err))
                 continue
         if not unknown:
-            out.append(JudgedQuery(query_id, query, frozenset(relevant), state))
+            routes = frozenset(names[r][0] for r in relevant)
+            out.append(JudgedQuery(query_id, query, routes, state))
     if problems:
         raise SchemaRouterError("\n".join(problems))
     if not out:
         raise SchemaRouterError(f"{shown}: no query")
     return out
+
+
+def _names(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """Every name ``relevant`` may use and the route IDs it names (sorted): each route ID, and for an
+    imported catalog each tool's source name (``Endpoint.name``: MCP tool, OpenAI function,
+    operationId)."""
+    found: dict[str, set[str]] = {}
+    for endpoint in catalog.endpoints:
+        found.setdefault(endpoint.route_id, set()).add(endpoint.route_id)
+        if catalog.source is not None:
+            found.setdefault(endpoint.name, set()).add(endpoint.route_id)
+    return {name: tuple(sorted(routes)) for name, routes in found.items()}
+
+
+def _unknown(name: str, candidates: tuple[str, ...], catalog: Catalog) -> str:
+    if candidates:
+        return f"{shown_value(name)} is ambiguous: it names {', '.join(candidates)} (use a route ID)"
+    if catalog.source is not None:
+        what = f"{catalog.source.format} tool name"
+        return f"{shown_value(name)} is neither a route ID nor an {what} of the catalog"
+    return f"{shown_value(name)} is not a route of the catalog"

@@ -55,7 +55,10 @@ class McpImporter:
             try:
                 draft = _draft(tool, domain, where)
             except Unsupported as err:
-                raise ImportProblem(source.shown, where, str(err), at) from None
+                if options.strict:
+                    raise ImportProblem(source.shown, where, str(err), at) from None
+                options.skip(where, str(err))
+                continue
             draft.source_path = (*base, i)
             pairs.append((where, endpoint_of(draft, source)))
         return catalog_of(pairs, source, self.code)

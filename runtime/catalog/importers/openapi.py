@@ -17,9 +17,13 @@ In order:
    POST, PUT, PATCH: write; DELETE: destructive) unless ``x-side-effect`` says it; ``x-route-id`` names
    the route, else it is derived.
 
-Refused with one line naming the operation and the construct: cookie parameters, a parameter given
-by ``content``, a request body that is not an object or has no JSON or form media type, a name that
-is both a parameter and a body property, and whatever ``schema_fields`` refuses.
+A binary request body becomes one ``string`` input ``body`` (base64), an array body one ``array``
+input ``body``; a body property named like a parameter becomes ``body_<name>``.
+
+Skipped (refused with ``strict``) with one line naming the operation and the construct: cookie
+parameters, a parameter given by ``content``, a request body with no JSON, form or binary media type,
+a body property named like a parameter when ``body_<name>`` is taken too, and whatever
+``schema_fields`` refuses.
 """
 
 from __future__ import annotations
@@ -87,7 +91,10 @@ class OpenApiImporter:
                 at = source.position(("paths", path, method))
                 raise ImportProblem(source.shown, where, str(err), at) from None
             except Unsupported as err:
-                raise ImportProblem(source.shown, where, str(err)) from None
+                if options.strict:
+                    raise ImportProblem(source.shown, where, str(err)) from None
+                options.skip(where, str(err))
+                continue
             pairs.append((where, endpoint_of(draft, source)))
         info = doc.get("info") if isinstance(doc.get("info"), Mapping) else {}
         return catalog_of(pairs, source, self.code, title=info.get("title"), version=info.get("version"))
@@ -192,12 +199,8 @@ def _draft(
         name = snake(op_id)[:64] if isinstance(op_id, str) else derived_tool_name(method, path)
         derived.add("name")
     domain = _domain(op, path, options)
-    inputs = _parameters(item, op, resolve, domain) + _body(op, resolve, domain)
-    body_names = {f.name for f in inputs}
-    if len(body_names) != len(inputs):
-        names = [f.name for f in inputs]
-        clash = next(n for n in names if names.count(n) > 1)
-        raise Unsupported(f"{clash!r} is both a parameter and a request body property")
+    parameters = _parameters(item, op, resolve, domain)
+    inputs = parameters + _renamed(_body(op, resolve, domain), {f.name for f in parameters})
     outputs, errors = _responses(op, resolve, domain)
     description = _str(op.get("description"))
     summary = _str(op.get("summary"))
@@ -262,19 +265,58 @@ def _parameters(
     return fields
 
 
+def _renamed(body: list[FieldSpec], parameter_names: set[str]) -> list[FieldSpec]:
+    """The clash rule: a request body property named like a parameter becomes ``body_<name>`` (its
+    semantic ID, when derived, follows the new name); if ``body_<name>`` is taken too, the operation
+    cannot be held."""
+    taken = parameter_names | {f.name for f in body}
+    out = []
+    for spec in body:
+        if spec.name not in parameter_names:
+            out.append(spec)
+            continue
+        new = f"body_{spec.name}"
+        if new in taken:
+            raise Unsupported(
+                f"{spec.name!r} is both a parameter and a request body property, and {new!r} is taken"
+            )
+        taken.add(new)
+        semantic_id = spec.semantic_id
+        if "semantic_id" in spec.derived:
+            semantic_id = semantic_id.rsplit(".", 1)[0] + "." + new
+        out.append(spec.model_copy(update={"name": new, "semantic_id": semantic_id}))
+    return out
+
+
 def _body(op: Mapping[str, Any], resolve: RefResolver, domain: str) -> list[FieldSpec]:
     if "requestBody" not in op:
         return []
     body = resolve(op["requestBody"])
     content = body.get("content") or {}
+    body_required = bool(body.get("required", False))
     media = next((m for m in _BODY_TYPES if m in content), None)
     media = media or next((m for m in content if str(m).endswith("+json")), None)
     if media is None:
-        raise Unsupported(f"request body media types {sorted(content)} are not supported (JSON or form only)")
+        binary = next((m for m in content if _is_binary(m, content[m], resolve)), None)
+        if binary is None:
+            raise Unsupported(
+                f"request body media types {sorted(content)} are not supported (JSON, form or binary only)"
+            )
+        return [
+            _whole_body(
+                domain,
+                body_required,
+                "string",
+                f"The request body: binary content ({binary}), base64-encoded.",
+            )
+        ]
     schema = content[media].get("schema")
     if schema is None:
         raise Unsupported(f"request body {media} has no schema")
-    body_required = bool(body.get("required", False))
+    resolved = resolve(schema)
+    if isinstance(resolved, Mapping) and resolved.get("type") == "array":
+        text = resolved.get("description") if isinstance(resolved.get("description"), str) else None
+        return [_whole_body(domain, body_required, "array", text or f"The request body: a list ({media}).")]
     return [
         field_spec(
             name,
@@ -287,6 +329,30 @@ def _body(op: Mapping[str, Any], resolve: RefResolver, domain: str) -> list[Fiel
         )
         for name, prop, required in object_properties(schema, resolve=resolve, what="the request body")
     ]
+
+
+def _is_binary(media: str, content: Any, resolve: RefResolver) -> bool:
+    """A binary body: ``application/octet-stream`` or another media type whose schema is a string of
+    ``format: binary`` (or has no schema, for ``application/octet-stream``)."""
+    schema = resolve(content.get("schema")) if isinstance(content, Mapping) and content.get("schema") else {}
+    if isinstance(schema, Mapping) and schema.get("type") == "string" and schema.get("format") == "binary":
+        return True
+    return media == "application/octet-stream" and not (
+        isinstance(schema, Mapping) and schema.get("type") not in (None, "string")
+    )
+
+
+def _whole_body(domain: str, required: bool, kind: str, description: str) -> FieldSpec:
+    """The one input ``body`` that holds a request body that is not an object: a list (``array``) or
+    binary content (a base64 ``string``)."""
+    return field_spec(
+        "body",
+        {"type": kind, "description": description},
+        required=required,
+        domain=domain,
+        output=False,
+        what="the request body",
+    )
 
 
 def _responses(op: Mapping[str, Any], resolve: RefResolver, domain: str) -> tuple[list[FieldSpec], list[str]]:
