@@ -1,0 +1,311 @@
+"""The folder moves and renames of issue #31, as a re-runnable codemod.
+
+    python scripts/house/move.py [--root DIR] [--dry-run]
+
+Run it at the root of a checkout with a clean work tree (the lead: on the merged main). It
+
+1. moves every file of ``FILE_MOVES`` with ``git mv`` (a folder move moves each file still under the
+   old folder, so files a later merge added there follow; a file present at both places is an error);
+2. rewrites every dotted module name and every path of a moved module in the tracked text files
+   (Python, Makefile, pyproject.toml, Markdown, JSON schemas, shell scripts, tests), never in a frozen
+   file: nothing under ``spec/``, ``catalogs/``, ``golden/``, no ``*.lock``;
+3. rewrites ``from schemarouter import errors`` style imports of the moved ground modules;
+4. replaces pyproject's hand-kept package list with ``[tool.setuptools.packages.find]``, the Makefile's
+   mypy symlink farm with a plain ``mypy -p``, and the architecture test's path rewriting;
+5. writes the module-move table ``runtime/spec_model/module_moves.py`` that ``sr verify`` reads to find
+   the modules frozen locks record by their old names.
+
+Every step is idempotent: a second run changes nothing; a run after more branches merged rewrites only
+what they brought in the old style. It prints what it did and exits 1 on anything it could not do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Old path -> new path (files or folders), relative to the checkout. Folders end without a slash.
+GROUND = ("errors", "safe_json", "atomic_write", "limits", "jcs", "registry", "discovery", "progress")
+FILE_MOVES: tuple[tuple[str, str], ...] = (
+    *((f"schemarouter/{m}.py", f"runtime/core/{m}.py") for m in GROUND),
+    ("schemarouter/documents", "runtime/documents"),
+    ("schemarouter/llm_smoke.py", "schemarouter/application/llm_smoke.py"),
+    # One name per concept (ARCHITECTURE.md, glossary).
+    ("runtime/policy/gate.py", "runtime/authorization/execution_gate.py"),
+    ("runtime/policy/audit.py", "runtime/authorization/attempt_audit.py"),
+    ("runtime/policy/executor.py", "runtime/authorization/allowed_execution.py"),
+    ("runtime/policy", "runtime/authorization"),
+    ("runtime/scoring/gate.py", "runtime/scoring/success_gate.py"),
+    ("runtime/engine/audit.py", "runtime/engine/metrics_audit.py"),
+    ("runtime/run/executor.py", "runtime/run/episode_pool.py"),
+    ("schemarouter/application/reference.py", "schemarouter/application/reference_run.py"),
+    ("compiler/protocol.py", "compiler/protocol_file.py"),
+)
+NEW_PACKAGES = ("runtime/core/__init__.py",)
+CORE_INIT = '"""The ground: the error type, bounded JSON, atomic writes, JCS, limits, the one registry."""\n'
+
+# Files never rewritten: frozen data, and this codemod with its own tests and table (they name the old
+# modules on purpose).
+FROZEN_DIRS = ("spec/", "catalogs/", "golden/")
+OWN = ("scripts/house/", "tests/test_house_move.py", "runtime/spec_model/module_moves.py")
+TEXT_SUFFIXES = {".py", ".md", ".toml", ".json", ".sh", ".cfg", ".ini", ".txt", ".yaml", ".yml", ".pyi"}
+TABLE = "runtime/spec_model/module_moves.py"
+
+
+def _dotted(path: str) -> str:
+    """The dotted module name a path of the old layout has (compiler/, runtime/ under schemarouter)."""
+    stem = path[: -len(".py")] if path.endswith(".py") else path
+    parts = stem.split("/")
+    if parts[0] in ("compiler", "runtime"):
+        parts = ["schemarouter", *parts]
+    return ".".join(parts)
+
+
+def _new_dotted(path: str) -> str:
+    stem = path[: -len(".py")] if path.endswith(".py") else path
+    return ".".join(stem.split("/"))
+
+
+def module_rules() -> dict[str, str]:
+    """Old dotted name (a module or a package prefix) -> new dotted name."""
+    rules = {"schemarouter.compiler": "compiler", "schemarouter.runtime": "runtime"}
+    for old, new in FILE_MOVES:
+        rules[_dotted(old)] = _new_dotted(new)
+        short = _dotted(old).removeprefix("schemarouter.")
+        if short.startswith(("runtime.", "compiler.")):  # the area names ARCHITECTURE.md and tests use
+            rules[short] = _new_dotted(new)
+    # A module inside a moved folder keeps its place in the folder (the folder rule covers it).
+    return rules
+
+
+def path_rules() -> dict[str, str]:
+    rules = dict(FILE_MOVES)
+    for old, new in FILE_MOVES:
+        if old.endswith(".py") and old.count("/") >= 2:  # "scoring/gate.py" as the READMEs write it
+            rules.setdefault(old.split("/", 1)[1], new.split("/", 1)[1])
+    return rules
+
+
+def _alternation(keys: list[str]) -> str:
+    return "|".join(re.escape(k) for k in sorted(keys, key=lambda k: (-len(k), k)))
+
+
+def dotted_pattern(rules: dict[str, str]) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.])({_alternation(list(rules))})(?![\w])")
+
+
+def path_pattern(rules: dict[str, str]) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w./-])({_alternation(list(rules))})(?![\w-])")
+
+
+FROM_ROOT = re.compile(r"^([ \t]*)from schemarouter import (\([^)]*\)|[^\n(]+)$", re.MULTILINE)
+
+
+@dataclass
+class Report:
+    moved: list[str] = field(default_factory=list)
+    rewritten: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def rewrite_root_imports(text: str, where: str, report: Report) -> str:
+    """``from schemarouter import safe_json`` -> ``from runtime.core import safe_json`` (all names moved)."""
+
+    def replace(match: re.Match[str]) -> str:
+        body = match.group(2)
+        names = [n.strip() for n in body.strip("()").replace("\n", " ").split(",") if n.strip()]
+        bases = {n.split(" as ")[0].strip() for n in names}
+        moved = bases & set(GROUND)
+        if not moved:
+            return match.group(0)
+        if moved == bases:
+            return f"{match.group(1)}from runtime.core import {body}"
+        if "documents" in bases:
+            report.problems.append(f"{where}: mixed import from schemarouter: {match.group(0).strip()}")
+            return match.group(0)
+        report.problems.append(f"{where}: mixed import from schemarouter: {match.group(0).strip()}")
+        return match.group(0)
+
+    text = FROM_ROOT.sub(replace, text)
+    return re.sub(
+        r"^([ \t]*)from schemarouter import documents\b", r"\1from runtime import documents", text, flags=re.M
+    )
+
+
+def rewrite_text(text: str, where: str, report: Report) -> str:
+    mods = module_rules()
+    paths = path_rules()
+    text = dotted_pattern(mods).sub(lambda m: mods[m.group(1)], text)
+    text = path_pattern(paths).sub(lambda m: paths[m.group(1)], text)
+    return rewrite_root_imports(text, where, report)
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+def tracked(root: Path) -> list[str]:
+    return [p for p in _git(root, "ls-files", "-z").split("\0") if p]
+
+
+def move_files(root: Path, report: Report, dry: bool) -> None:
+    for old, new in FILE_MOVES:
+        files = [p for p in tracked(root) if p == old or p.startswith(old + "/")]
+        for src in files:
+            dst = new + src[len(old) :]
+            if (root / dst).exists():
+                report.problems.append(f"{src}: both {src} and {dst} exist; merge them by hand")
+                continue
+            report.moved.append(f"{src} -> {dst}")
+            if not dry:
+                (root / dst).parent.mkdir(parents=True, exist_ok=True)
+                _git(root, "mv", src, dst)
+    for init in NEW_PACKAGES:
+        if not (root / init).exists() and not dry:
+            (root / init).write_text(CORE_INIT, encoding="utf-8")
+            _git(root, "add", init)
+            report.moved.append(f"(new) {init}")
+
+
+def rewritable(path: str) -> bool:
+    if path.startswith(FROZEN_DIRS) or path.endswith(".lock") or path.startswith(OWN):
+        return False
+    name = path.rsplit("/", 1)[-1]
+    return name == "Makefile" or Path(name).suffix in TEXT_SUFFIXES
+
+
+PACKAGES_FIND = """[tool.setuptools.packages.find]
+# Packages are found, never listed: schemarouter (application, cli, api, project layout), compiler and
+# runtime install as three top-level packages (ARCHITECTURE.md, "Import names").
+include = ["schemarouter*", "compiler*", "runtime*"]
+
+[tool.setuptools.package-data]
+"compiler" = ["*.json", "**/*.json"]
+"runtime" = ["*.json", "**/*.json", "report/assets/*"]
+"""
+TYPECHECK = """typecheck: $(STAMP)
+\tcd . && $(BIN)/mypy -p schemarouter -p compiler -p runtime
+"""
+
+
+def rewrite_pyproject(text: str) -> str:
+    text = re.sub(
+        r"\[tool\.setuptools\]\n.*?\n\[tool\.setuptools\.package-data\]\n[^\[]*",
+        PACKAGES_FIND + "\n",
+        text,
+        flags=re.S,
+    )
+    return text.replace(
+        'known-first-party = ["schemarouter"]', 'known-first-party = ["schemarouter", "compiler", "runtime"]'
+    )
+
+
+def rewrite_makefile(text: str) -> str:
+    return re.sub(
+        r"# mypy cannot follow the package-dir mapping.*?\ntypecheck: \$\(STAMP\)\n(?:\t.*\n)+",
+        TYPECHECK,
+        text,
+        flags=re.S,
+    )
+
+
+def rewrite_architecture_test(text: str) -> str:
+    text = text.replace(
+        '    if parts[0] in ("compiler", "runtime"):\n        parts = ["schemarouter", *parts]\n', ""
+    )
+    if '"runtime.core",' not in text:
+        text = text.replace(
+            '        "runtime.core.errors",\n', '        "runtime.core",\n        "runtime.core.errors",\n', 1
+        )
+    return text
+
+
+SPECIAL = {
+    "pyproject.toml": rewrite_pyproject,
+    "Makefile": rewrite_makefile,
+    "tests/test_architecture.py": rewrite_architecture_test,
+}
+
+
+def rewrite_files(root: Path, report: Report, dry: bool) -> None:
+    for path in tracked(root):
+        file = root / path
+        if not rewritable(path) or not file.is_file():
+            continue
+        before = file.read_text(encoding="utf-8")
+        after = rewrite_text(before, path, report)
+        if path in SPECIAL:
+            after = SPECIAL[path](after)
+        if after != before:
+            report.rewritten.append(path)
+            if not dry:
+                file.write_text(after, encoding="utf-8")
+
+
+def table_text(root: Path) -> str:
+    text = (root / TABLE).read_text(encoding="utf-8")
+    rules = {k: v for k, v in module_rules().items() if k.startswith("schemarouter.")}
+    body = "".join(f'    "{k}": "{rules[k]}",\n' for k in sorted(rules))
+    literal = "MOVES: dict[str, str] = {\n" + body + "}\n"
+    return re.sub(
+        r"(# BEGIN MOVES[^\n]*\n).*?(# END MOVES)",
+        lambda m: m.group(1) + literal + m.group(2),
+        text,
+        flags=re.S,
+    )
+
+
+def write_table(root: Path, report: Report, dry: bool) -> None:
+    if not (root / TABLE).is_file():
+        report.problems.append(f"{TABLE}: missing (the house branch adds it)")
+        return
+    text = table_text(root)
+    if text != (root / TABLE).read_text(encoding="utf-8"):
+        report.rewritten.append(TABLE)
+        if not dry:
+            (root / TABLE).write_text(text, encoding="utf-8")
+
+
+def tidy(root: Path, report: Report) -> None:
+    """Sort the rewritten imports (runtime and compiler are first-party now) and format, with the
+    checkout's ruff when it has one."""
+    ruff = root / ".venv" / "bin" / "ruff"
+    files = [p for p in report.rewritten if p.endswith(".py")]
+    if not ruff.is_file() or not files:
+        return
+    subprocess.run([str(ruff), "check", "-q", "--select", "I", "--fix", *files], cwd=root, check=False)
+    subprocess.run([str(ruff), "format", "-q", *files], cwd=root, check=False)
+
+
+def run(root: Path, dry: bool = False) -> Report:
+    report = Report()
+    move_files(root, report, dry)
+    rewrite_files(root, report, dry)
+    write_table(root, report, dry)
+    if not dry:
+        tidy(root, report)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=Path.cwd())
+    parser.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    args = parser.parse_args(argv)
+    report = run(args.root.resolve(), args.dry_run)
+    for line in report.moved:
+        print(f"moved     {line}")
+    for line in report.rewritten:
+        print(f"rewritten {line}")
+    for line in report.problems:
+        print(f"problem   {line}", file=sys.stderr)
+    print(f"{len(report.moved)} moved, {len(report.rewritten)} rewritten, {len(report.problems)} problems")
+    return 1 if report.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
