@@ -194,10 +194,10 @@ TYPECHECK = """typecheck: $(STAMP)
 
 def rewrite_pyproject(text: str) -> str:
     text = re.sub(
-        r"\[tool\.setuptools\]\n.*?\n\[tool\.setuptools\.package-data\]\n[^\[]*",
+        r"^\[tool\.setuptools\]\n.*?(?=^\[tool\.(?!setuptools))",
         PACKAGES_FIND + "\n",
         text,
-        flags=re.S,
+        flags=re.S | re.M,
     )
     return text.replace(
         'known-first-party = ["schemarouter"]', 'known-first-party = ["schemarouter", "compiler", "runtime"]'
