@@ -103,6 +103,13 @@ def path_pattern(rules: dict[str, str]) -> re.Pattern[str]:
 
 
 FROM_ROOT = re.compile(r"^([ \t]*)from schemarouter import (\([^)]*\)|[^\n(]+)$", re.MULTILINE)
+FROM_ANY = re.compile(r"^([ \t]*from ([\w.]+) import )(\([^)]*\)|[^\n(]+)$", re.MULTILINE)
+# A root module that moves: its name -> the package it is imported from now.
+ROOT_MOVES = {
+    **dict.fromkeys(GROUND, "runtime.core"),
+    "documents": "runtime",
+    "llm_smoke": "schemarouter.application",
+}
 
 
 @dataclass
@@ -110,30 +117,62 @@ class Report:
     moved: list[str] = field(default_factory=list)
     rewritten: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    long_lines: list[str] = field(default_factory=list)
+
+
+def _names(body: str) -> list[str]:
+    return [n.strip() for n in body.strip("()").replace("\n", " ").split(",") if n.strip()]
 
 
 def rewrite_root_imports(text: str, where: str, report: Report) -> str:
-    """``from schemarouter import safe_json`` -> ``from runtime.core import safe_json`` (all names moved)."""
+    """``from schemarouter import safe_json`` -> ``from runtime.core import safe_json`` (and so on)."""
 
     def replace(match: re.Match[str]) -> str:
-        body = match.group(2)
-        names = [n.strip() for n in body.strip("()").replace("\n", " ").split(",") if n.strip()]
-        bases = {n.split(" as ")[0].strip() for n in names}
-        moved = bases & set(GROUND)
-        if not moved:
+        names = _names(match.group(2))
+        homes = {ROOT_MOVES.get(n.split(" as ")[0].strip(), "schemarouter") for n in names}
+        if homes == {"schemarouter"}:
             return match.group(0)
-        if moved == bases:
-            return f"{match.group(1)}from runtime.core import {body}"
-        if "documents" in bases:
+        if len(homes) == 1:
+            return f"{match.group(1)}from {homes.pop()} import {match.group(2)}"
+        if "(" in match.group(2):
             report.problems.append(f"{where}: mixed import from schemarouter: {match.group(0).strip()}")
             return match.group(0)
-        report.problems.append(f"{where}: mixed import from schemarouter: {match.group(0).strip()}")
-        return match.group(0)
+        by_home: dict[str, list[str]] = {}
+        for n in names:
+            by_home.setdefault(ROOT_MOVES.get(n.split(" as ")[0].strip(), "schemarouter"), []).append(n)
+        lines = [f"{match.group(1)}from {h} import {', '.join(ns)}" for h, ns in sorted(by_home.items())]
+        return "\n".join(lines)
 
-    text = FROM_ROOT.sub(replace, text)
-    return re.sub(
-        r"^([ \t]*)from schemarouter import documents\b", r"\1from runtime import documents", text, flags=re.M
-    )
+    return FROM_ROOT.sub(replace, text)
+
+
+def leaf_renames() -> dict[str, dict[str, str]]:
+    """New parent package -> {old module leaf: new leaf} for every module renamed inside its package."""
+    out: dict[str, dict[str, str]] = {}
+    for old, new in FILE_MOVES:
+        if old.endswith(".py") and old.rsplit("/", 1)[1] != new.rsplit("/", 1)[1]:
+            parent = _new_dotted(new).rpartition(".")[0]
+            old_leaf = old.rsplit("/", 1)[1].removesuffix(".py")
+            out.setdefault(parent, {})[old_leaf] = new.rsplit("/", 1)[1].removesuffix(".py")
+    return out
+
+
+def rewrite_leaf_imports(text: str) -> str:
+    """``from runtime.scoring import gate`` -> ``from runtime.scoring import success_gate as gate`` (the
+    local name stays, so no use of it changes; ``x as y`` keeps its alias)."""
+    renames = leaf_renames()
+
+    def replace(match: re.Match[str]) -> str:
+        leaves = renames.get(match.group(2))
+        body = match.group(3)
+        if not leaves:
+            return match.group(0)
+        for old, new in leaves.items():
+            body = re.sub(rf"(?<![\w.])(?<!as ){old}\b(?=\s+as\b)", new, body)
+            body = re.sub(rf"(?<![\w.])(?<!as ){old}\b(?!\s+as\b)", f"{new} as {old}", body)
+        return match.group(1) + body
+
+    return FROM_ANY.sub(replace, text)
 
 
 def rewrite_text(text: str, where: str, report: Report) -> str:
@@ -141,7 +180,7 @@ def rewrite_text(text: str, where: str, report: Report) -> str:
     paths = path_rules()
     text = dotted_pattern(mods).sub(lambda m: mods[m.group(1)], text)
     text = path_pattern(paths).sub(lambda m: paths[m.group(1)], text)
-    return rewrite_root_imports(text, where, report)
+    return rewrite_leaf_imports(rewrite_root_imports(text, where, report))
 
 
 def _git(root: Path, *args: str) -> str:
@@ -242,8 +281,18 @@ def rewrite_files(root: Path, report: Report, dry: bool) -> None:
             after = SPECIAL[path](after)
         if after != before:
             report.rewritten.append(path)
+            report.long_lines += _new_long_lines(path, before, after)
             if not dry:
                 file.write_text(after, encoding="utf-8")
+
+
+def _new_long_lines(path: str, before: str, after: str, limit: int = 110) -> list[str]:
+    """Lines over the line length that the rewrite made (longer names); the lead rewraps them."""
+    if not path.endswith(".py"):
+        return []
+    old = {line for line in before.splitlines() if len(line) > limit}
+    lines = enumerate(after.splitlines(), 1)
+    return [f"{path}:{n}" for n, line in lines if len(line) > limit and line not in old]
 
 
 def table_text(root: Path) -> str:
@@ -301,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"moved     {line}")
     for line in report.rewritten:
         print(f"rewritten {line}")
+    for line in report.long_lines:
+        print(f"rewrap    {line} (over 110 characters after the rewrite; ruff format cannot wrap it)")
     for line in report.problems:
         print(f"problem   {line}", file=sys.stderr)
     print(f"{len(report.moved)} moved, {len(report.rewritten)} rewritten, {len(report.problems)} problems")
