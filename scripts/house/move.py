@@ -205,6 +205,7 @@ def move_files(root: Path, report: Report, dry: bool) -> None:
                 _git(root, "mv", src, dst)
     for init in NEW_PACKAGES:
         if not (root / init).exists() and not dry:
+            (root / init).parent.mkdir(parents=True, exist_ok=True)
             (root / init).write_text(CORE_INIT, encoding="utf-8")
             _git(root, "add", init)
             report.moved.append(f"(new) {init}")
@@ -263,7 +264,31 @@ def rewrite_architecture_test(text: str) -> str:
     return text
 
 
+ROW_0 = (
+    "| 0 | `runtime.core` (`errors`, `safe_json`, `atomic_write`, `limits`, `jcs`, `registry`, `discovery`,"
+    " `progress`), `runtime.documents`, `schemarouter` (the package's lazy public face) |"
+)
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def rewrite_architecture(text: str) -> str:
+    text = re.sub(r"^\| 0 \| `schemarouter` \(root modules[^|]*\|", ROW_0, text, count=1, flags=re.M)
+    text = text.replace("| 12 | `application`, `llm_smoke` |", "| 12 | `application` (with `llm_smoke`) |")
+    anchor = "\n## Who writes inside an experiment\n"
+    if "\n## Import names\n" not in text:
+        sections = (TEMPLATES / "architecture_sections.md").read_text(encoding="utf-8")
+        text = text.replace(anchor, "\n" + sections + anchor)
+    return text
+
+
+def rewrite_packaging_test(text: str) -> str:
+    """The packaging test is wholly about the layout: the new one replaces it."""
+    return (TEMPLATES / "test_packaging.py").read_text(encoding="utf-8")
+
+
 SPECIAL = {
+    "ARCHITECTURE.md": rewrite_architecture,
+    "tests/test_packaging.py": rewrite_packaging_test,
     "pyproject.toml": rewrite_pyproject,
     "Makefile": rewrite_makefile,
     "tests/test_architecture.py": rewrite_architecture_test,
