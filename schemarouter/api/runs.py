@@ -37,7 +37,8 @@ def run(
 ) -> Run:
     """Run (and score, when terminal) the experiment, or the part the scope names: ``conditions``
     (IDs or codes), ``catalogs`` (sizes), ``tasks`` (task IDs, strata, languages). ``surface="dev"``
-    is a pilot. ``concurrency`` keeps that many episodes in flight (threads over each worker's engine). Prints nothing unless ``console`` is given; ``progress(done, total)`` follows the
+    is a pilot. ``concurrency`` keeps that many episodes in flight (threads over each worker's
+    engine). Prints nothing unless ``console`` is given; ``progress(done, total)`` follows the
     episodes. Raises :class:`SchemaRouterError` when the run stops short of terminal."""
     from schemarouter.application.run import RunDeps, RunRequest, run_experiment
 
