@@ -9,19 +9,19 @@ from pathlib import Path
 
 from spec_support import REPO
 
-from schemarouter.runtime.spec_model import module_moves
 
-
-def _codemod():
-    spec = importlib.util.spec_from_file_location("house_move", REPO / "scripts" / "house" / "move.py")
+def _load(name: str, path: Path):
+    """A module by file: the codemod is a script, and the table's import name is the one it changes."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["house_move"] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
 
-move = _codemod()
+move = _load("house_move", REPO / "scripts" / "house" / "move.py")
+module_moves = _load("house_module_moves", REPO / "runtime" / "spec_model" / "module_moves.py")
 
 
 def _rewrite(text: str) -> str:
