@@ -257,11 +257,13 @@ def rewrite_architecture_test(text: str) -> str:
     text = text.replace(
         '    if parts[0] in ("compiler", "runtime"):\n        parts = ["schemarouter", *parts]\n', ""
     )
-    if '"runtime.core",' not in text:
-        text = text.replace(
-            '        "runtime.core.errors",\n', '        "runtime.core",\n        "runtime.core.errors",\n', 1
-        )
-    return text
+    ground = (
+        r'    \(\n(?:        "runtime\.core(?:\.\w+)?",\n)+'
+        r'        "runtime\.documents",\n        "schemarouter",\n    \),'
+    )
+    text = re.sub(ground, '    ("runtime.core", "runtime.documents", "schemarouter"),', text, count=1)
+    smoke = '("schemarouter.application", "schemarouter.application.llm_smoke")'
+    return text.replace(smoke, '("schemarouter.application",)')
 
 
 ROW_0 = (

@@ -19,7 +19,7 @@ def _setuptools() -> dict:
 
 def test_packages_are_found_not_listed() -> None:
     setuptools = _setuptools()
-    assert "packages" not in setuptools and "package-dir" not in setuptools
+    assert "package-dir" not in setuptools and not isinstance(setuptools["packages"], list)
     assert sorted(setuptools["packages"]["find"]["include"]) == sorted(f"{top}*" for top in TOP_LEVEL)
 
 
