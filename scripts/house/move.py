@@ -228,7 +228,7 @@ include = ["schemarouter*", "compiler*", "runtime*"]
 "runtime" = ["*.json", "**/*.json", "report/assets/*"]
 """
 TYPECHECK = """typecheck: $(STAMP)
-\tcd . && $(BIN)/mypy -p schemarouter -p compiler -p runtime
+\t$(BIN)/mypy -p schemarouter -p compiler -p runtime
 """
 
 
