@@ -115,8 +115,8 @@ class FakeEngine:
 
 
 def fake_audit(outcome: EpisodeOutcome) -> None:
-    """The fake engine's counterpart of runtime/engine/audit.py: the stored metrics must be the ones its
-    trace names and the ones the fake computes for the key."""
+    """The fake engine's counterpart of runtime/engine/audit.py: the stored metrics must be the
+    ones its trace names and the ones the fake computes for the key."""
     assert outcome.trace_json is not None
     trace = json.loads(outcome.trace_json)
     key = outcome.key

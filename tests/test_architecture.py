@@ -102,10 +102,10 @@ def _target(name: str) -> str | None:
     return parent if parent in MODULES else None
 
 
-def _edges() -> set[tuple[str, str, str]]:
+def _edges(imports: dict[str, set[str]] = IMPORTS) -> set[tuple[str, str, str]]:
     """(importing module, its area, imported area) for every import of a schemarouter module."""
     edges = set()
-    for module, imported in IMPORTS.items():
+    for module, imported in imports.items():
         for name in imported:
             target = _target(name)
             if target is not None:
@@ -117,13 +117,24 @@ def test_every_module_has_an_area() -> None:
     assert [m for m in MODULES if not _area(m)] == []
 
 
-def test_areas_import_only_lower_layers() -> None:
-    upward = sorted(
+def _upward(edges: set[tuple[str, str, str]]) -> list[str]:
+    return sorted(
         f"{module} imports {target}"
-        for module, area, target in _edges()
+        for module, area, target in edges
         if target != area and LAYER_OF[target] > LAYER_OF[area] and (area, target) not in ALLOWED_UPWARD
     )
-    assert upward == []
+
+
+def test_areas_import_only_lower_layers() -> None:
+    assert _upward(_edges()) == []
+
+
+def test_an_upward_import_fails_the_layer_check(tmp_path: Path) -> None:
+    """The check is not vacuous: the state contract's guard importing the episode engine is refused."""
+    source = tmp_path / "guard.py"
+    source.write_text("from schemarouter.runtime.engine import episode\n", encoding="utf-8")
+    edges = _edges({"schemarouter.runtime.state.guard": _imports(source)})
+    assert _upward(edges) == ["schemarouter.runtime.state.guard imports schemarouter.runtime.engine"]
 
 
 def _reaches(source_prefix: str, *forbidden: str) -> list[str]:

@@ -29,7 +29,12 @@ if _missing:
     )
 
 from schemarouter.application.token_agreement import TOLERANCES, run_agreement  # noqa: E402
-from schemarouter.llm_smoke import MODEL_ALIAS, SMOKE_CHAT_FORMAT, llama_server, model_path  # noqa: E402
+from schemarouter.llm_smoke import (  # noqa: E402
+    MODEL_ALIAS,
+    SMOKE_CHAT_FORMAT,
+    llama_server,
+    model_path,
+)
 
 
 def _scores(run_dir: Path) -> list[dict[str, object]]:

@@ -32,7 +32,8 @@ class _Routes(Protocol):
 
 
 class EpisodeSource(Protocol):
-    """The frozen tasks and each catalog's endpoints (``runtime.engine.audit.MetricsAudit`` is one)."""
+    """The frozen tasks and each catalog's endpoints (``runtime.engine.audit.MetricsAudit`` is
+    one)."""
 
     @property
     def tasks(self) -> Mapping[str, Task]: ...

@@ -21,8 +21,15 @@ from pathlib import Path
 from schemarouter.jcs import dumps as jcs_dumps
 from schemarouter.runtime.spec_model.digest import Digest
 
-PREFIX = "schemarouter"
+# (dotted prefix, folder under the source root): the project's packages, most specific first. A module
+# is in the project when its name is a prefix or starts with one and a dot.
 _ROOTS = (("schemarouter.compiler", "compiler"), ("schemarouter.runtime", "runtime"), ("schemarouter", ""))
+PREFIXES = tuple(prefix for prefix, _ in _ROOTS)
+
+
+def in_project(module: str) -> bool:
+    """Whether ``module`` names one of the project's packages or a module inside one."""
+    return any(module == p or module.startswith(p + ".") for p in PREFIXES)
 
 
 def installed_source_root() -> Path:
@@ -42,7 +49,7 @@ class SourceTree:
         for prefix, folder in _ROOTS:
             if module == prefix or module.startswith(prefix + "."):
                 rest = module[len(prefix) :].lstrip(".").split(".") if module != prefix else []
-                base = self.root / (folder or "schemarouter")
+                base = self.root / (folder or prefix)
                 path = base.joinpath(*rest) if rest else base
                 if path.with_suffix(".py").is_file() and rest:
                     return path.with_suffix(".py")
@@ -81,7 +88,7 @@ class SourceTree:
                 for alias in node.names:
                     sub = f"{base}.{alias.name}"
                     found.append(sub if self.file_of(sub) is not None else base)
-        return tuple(sorted({m for m in found if m == PREFIX or m.startswith(PREFIX + ".")}))
+        return tuple(sorted({m for m in found if in_project(m)}))
 
     def closure(self, module: str) -> list[Path]:
         """The files of ``module`` and of every in-project module it imports, transitively, sorted."""
@@ -146,7 +153,7 @@ def _distribution_holding(module: str) -> str | None:
     from importlib import metadata
 
     top = module.partition(".")[0]
-    if top == PREFIX:
+    if in_project(top):
         return None
     names = sorted(set(metadata.packages_distributions().get(top, ())))
     return names[0] if len(names) == 1 else None

@@ -31,6 +31,7 @@ from schemarouter.runtime.spec_model.code_record import (
     DistributionPin,
 )
 from schemarouter.runtime.spec_model.lock import lock_guard, read_lock, write_lock
+from schemarouter.runtime.spec_model.module_moves import current_module
 
 if TYPE_CHECKING:
     from schemarouter.application import canaries as cn
@@ -227,7 +228,7 @@ def check_code(
     tree = source or SourceTree()
     changed = []
     for pin in record.components:
-        digest, _ = tree.implementation_digest(pin.module)
+        digest, _ = tree.implementation_digest(current_module(pin.module))
         if digest != pin.implementation:
             changed.append(pin)
     if not (changed or canaries):
@@ -274,13 +275,15 @@ def check_code(
             check.problems.append(f"{pin.source_label}: {differ} of {len(pin.canary)} {noun} differ{moved}")
         elif current.module != pin.module:  # moved (a refactor): its behaviour is what counts
             check.notes.append(
-                f"{pin.label}: implementation moved from {pin.module} to {current.module}; "
+                f"{pin.label}: implementation moved from {pin.module} to {current.module}"
+                f"{_by_table(pin.module, current.module)}; "
                 f"all {len(pin.canary)} {noun} unchanged"
             )
         elif pin in changed:
             check.notes.append(
                 f"{pin.source_label}: implementation digest changed ({pin.implementation} -> "
-                f"{tree.implementation_digest(pin.module)[0]}); all {len(pin.canary)} {noun} unchanged"
+                f"{tree.implementation_digest(current_module(pin.module))[0]}); "
+                f"all {len(pin.canary)} {noun} unchanged"
             )
     for label in sorted(set(now) - {p.label for p in record.components}):
         check.problems.append(f"{label}: used now, not in the pinned code record")
@@ -288,6 +291,11 @@ def check_code(
         check.notes.append(f"{display}: code: every canary matches the pinned record")
         _remember_check(paths, key)
     return check
+
+
+def _by_table(recorded: str, now: str) -> str:
+    """Say when a move is the one the module-move table records (runtime/spec_model/module_moves.py)."""
+    return " (the module-move table's)" if current_module(recorded) == now else ""
 
 
 def _moved(pin: ComponentPin, current: Component, digest_changed: bool) -> str:
@@ -338,7 +346,8 @@ def _check_key(paths: ProjectPaths, record: CodeRecord, tree: SourceTree) -> str
 
     h = hashlib.sha256(record.model_dump_json().encode())
     for pin in record.components:
-        h.update(f"\n{pin.module}={tree.implementation_digest(pin.module)[0]}".encode())
+        module = current_module(pin.module)
+        h.update(f"\n{pin.module}={tree.implementation_digest(module)[0]}".encode())
     for folder in (paths.root / "spec" / "_surfaces" / "dev", paths.root / "catalogs" / "_surfaces" / "dev"):
         for f in sorted(folder.rglob("*")) if folder.is_dir() else ():
             if f.is_file():

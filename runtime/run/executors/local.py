@@ -1,5 +1,5 @@
-"""Executor ``local``: this machine, inline (``--workers 1``) or a process pool (``runtime/run/executor.py``,
-unchanged by the registry)."""
+"""Executor ``local``: this machine, inline (``--workers 1``) or a process pool
+(``runtime/run/executor.py``, unchanged by the registry)."""
 
 from __future__ import annotations
 
