@@ -20,12 +20,12 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from schemarouter.compiler.compile import build_compiled_spec, compile_project, write_compiled
-    from schemarouter.compiler.freeze import FreezeResult, freeze_project
-    from schemarouter.compiler.issues import SpecIssue, SpecValidationError
-    from schemarouter.compiler.validate import ValidatedSpecs, validate_project
-    from schemarouter.compiler.verify import VerifyReport, require_verified, verify_project
-    from schemarouter.runtime.spec_model.lock import record_scoring_started, scoring_started
+    from compiler.compile import build_compiled_spec, compile_project, write_compiled
+    from compiler.freeze import FreezeResult, freeze_project
+    from compiler.issues import SpecIssue, SpecValidationError
+    from compiler.validate import ValidatedSpecs, validate_project
+    from compiler.verify import VerifyReport, require_verified, verify_project
+    from runtime.spec_model.lock import record_scoring_started, scoring_started
 
 _HOMES = {
     "build_compiled_spec": "compile",
@@ -63,7 +63,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in _LOCK_NAMES:
-        module = importlib.import_module("schemarouter.runtime.spec_model.lock")
+        module = importlib.import_module("runtime.spec_model.lock")
     elif name in _HOMES:
         module = importlib.import_module(f"{__name__}.{_HOMES[name]}")
     else:

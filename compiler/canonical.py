@@ -23,11 +23,11 @@ from typing import Any
 
 import rfc8785
 
-from schemarouter.compiler.json_loader import parse_json_strict
-from schemarouter.compiler.yaml_loader import load_yaml_text
-from schemarouter.jcs import dumps as jcs_dumps
-from schemarouter.runtime.spec_model import Digest, FileDigest
-from schemarouter.safe_json import JsonTextError, decode_utf8
+from compiler.json_loader import parse_json_strict
+from compiler.yaml_loader import load_yaml_text
+from runtime.core.jcs import dumps as jcs_dumps
+from runtime.core.safe_json import JsonTextError, decode_utf8
+from runtime.spec_model import Digest, FileDigest
 
 ITEM_ID_KEYS = ("route_id", "task_id", "id")
 ITEM_DIGEST_LENGTH = 16

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.atomic_write import write_text_atomic
-from schemarouter.compiler.experiments import read_spec_data
-from schemarouter.errors import SchemaRouterError
-from schemarouter.jcs import dumps as jcs_dumps
+from compiler.experiments import read_spec_data
+from runtime.core.atomic_write import write_text_atomic
+from runtime.core.errors import SchemaRouterError
+from runtime.core.jcs import dumps as jcs_dumps
 from schemarouter.project import ProjectPaths
 
 DIGEST_KEYS = ("previous_sha256", "sha256")
@@ -143,8 +143,8 @@ def append_entry(paths: ProjectPaths, log: ChainedLog, fields: dict[str, Any]) -
 
 def head_problems(paths: ProjectPaths, log: ChainedLog, entries: Sequence[dict[str, Any]]) -> list[str]:
     """The committed file at git HEAD must be a prefix of the current one (entries only appended)."""
-    from schemarouter.compiler.git_info import run_git
-    from schemarouter.compiler.yaml_loader import load_yaml_text
+    from compiler.git_info import run_git
+    from compiler.yaml_loader import load_yaml_text
 
     file = paths.spec_dir / log.file
     top = run_git(paths.root, "rev-parse", "--show-toplevel")

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from schemarouter.compiler.issues import SpecIssue
-from schemarouter.compiler.protocol import protocol_of
-from schemarouter.compiler.semantic_view import SpecView, duplicates
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.exposure.registry import get_policy, parse_policy_params, policy_kinds
+from compiler.issues import SpecIssue
+from compiler.protocol_file import protocol_of
+from compiler.semantic_view import SpecView, duplicates
+from runtime.core.errors import SchemaRouterError
+from runtime.exposure.registry import get_policy, parse_policy_params, policy_kinds
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
 PROBLEMS: Final[dict[str, str]] = {

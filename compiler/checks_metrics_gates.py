@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from schemarouter.compiler.issues import SpecIssue
-from schemarouter.compiler.protocol import protocol_of
-from schemarouter.compiler.semantic_view import SpecView, duplicates
-from schemarouter.runtime.spec_model.vocabulary import EXACT_STATISTICS
+from compiler.issues import SpecIssue
+from compiler.protocol_file import protocol_of
+from compiler.semantic_view import SpecView, duplicates
+from runtime.spec_model.vocabulary import EXACT_STATISTICS
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
 PROBLEMS: Final[dict[str, str]] = {

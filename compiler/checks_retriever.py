@@ -13,10 +13,10 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from schemarouter.compiler.issues import SpecIssue
-from schemarouter.compiler.semantic_view import SpecView
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.retrieval.strategy import get_strategy, strategy_codes
+from compiler.issues import SpecIssue
+from compiler.semantic_view import SpecView
+from runtime.core.errors import SchemaRouterError
+from runtime.retrieval.strategy import get_strategy, strategy_codes
 
 NAME = "retriever"
 

@@ -6,11 +6,11 @@ import re
 from collections.abc import Iterator
 from typing import Final
 
-from schemarouter.compiler.issues import SpecIssue
-from schemarouter.compiler.protocol import protocol_of
-from schemarouter.compiler.semantic_view import SpecView, duplicates
-from schemarouter.runtime.state.guard import GuardVocabulary, StateGuard
-from schemarouter.runtime.state.layout import field_problems
+from compiler.issues import SpecIssue
+from compiler.protocol_file import protocol_of
+from compiler.semantic_view import SpecView, duplicates
+from runtime.state.guard import GuardVocabulary, StateGuard
+from runtime.state.layout import field_problems
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
 PROBLEMS: Final[dict[str, str]] = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
-from schemarouter.compiler.issues import SpecIssue
-from schemarouter.compiler.protocol import protocol_of
-from schemarouter.compiler.semantic_view import SpecView, duplicates
+from compiler.issues import SpecIssue
+from compiler.protocol_file import protocol_of
+from compiler.semantic_view import SpecView, duplicates
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
 PROBLEMS: Final[dict[str, str]] = {

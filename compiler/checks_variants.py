@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from schemarouter.compiler.issues import SpecIssue
-from schemarouter.compiler.protocol import protocol_of
-from schemarouter.compiler.semantic_view import SpecView
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.exposure.registry import get_policy
-from schemarouter.runtime.retrieval.strategy import parse_params, strategy_codes
-from schemarouter.runtime.state.sources import source_code
+from compiler.issues import SpecIssue
+from compiler.protocol_file import protocol_of
+from compiler.semantic_view import SpecView
+from runtime.core.errors import SchemaRouterError
+from runtime.exposure.registry import get_policy
+from runtime.retrieval.strategy import parse_params, strategy_codes
+from runtime.state.sources import source_code
 
 NAME = "conditions"
 

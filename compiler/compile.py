@@ -12,14 +12,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from schemarouter import __version__
-from schemarouter.atomic_write import write_text_atomic
-from schemarouter.compiler.git_info import git_state
-from schemarouter.compiler.verify import current_fingerprints, require_verified
-from schemarouter.errors import SchemaRouterError
-from schemarouter.progress import Progress, announce
-from schemarouter.project import ProjectPaths
-from schemarouter.runtime.spec_model import (
+from compiler.git_info import git_state
+from compiler.verify import current_fingerprints, require_verified
+from runtime.core.atomic_write import write_text_atomic
+from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress, announce
+from runtime.spec_model import (
     MANIFEST_SCHEMA_VERSION,
     BuildInfo,
     CompiledSpec,
@@ -34,7 +32,9 @@ from schemarouter.runtime.spec_model import (
     manifest_json,
     read_lock,
 )
-from schemarouter.runtime.state.sources import source_code
+from runtime.state.sources import source_code
+from schemarouter import __version__
+from schemarouter.project import ProjectPaths
 
 COMPILER_VERSION = __version__
 
@@ -52,8 +52,8 @@ def compile_project(
     Raises SchemaRouterError on invalid specs, on drift from the lock, or on a missing lock when required.
     ``progress``: validating, verifying, building, writing.
     """
-    from schemarouter.compiler import compiled_record
-    from schemarouter.compiler.validate import validate_project  # not needed to rebuild a current build
+    from compiler import compiled_record
+    from compiler.validate import validate_project  # not needed to rebuild a current build
 
     # The bytes compiled from, taken before reading them: a file edited meanwhile is a mismatch later.
     recorded = compiled_record.sources_if_readable(paths) if write_manifest else None

@@ -24,15 +24,15 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from schemarouter import safe_json
-from schemarouter.atomic_write import write_text_atomic
-from schemarouter.compiler.canonical import Fingerprint, sha256_hex
-from schemarouter.compiler.frozen_files import frozen_paths
-from schemarouter.compiler.git_info import git_state
-from schemarouter.errors import SchemaRouterError
-from schemarouter.jcs import dumps as jcs_dumps
+from compiler.canonical import Fingerprint, sha256_hex
+from compiler.frozen_files import frozen_paths
+from compiler.git_info import git_state
+from runtime.core import safe_json
+from runtime.core.atomic_write import write_text_atomic
+from runtime.core.errors import SchemaRouterError
+from runtime.core.jcs import dumps as jcs_dumps
+from runtime.spec_model import CompiledSpec, load_compiled
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.spec_model import CompiledSpec, load_compiled
 
 RECORD_NAME = "compiled.sources.json"
 RECORD_VERSION = 1
@@ -44,14 +44,14 @@ def record_file(paths: ProjectPaths) -> Path:
 
 
 def code_digest() -> str:
-    """sha256 over the source of the compiler, its loaders (``schemarouter.documents``) and the spec
+    """sha256 over the source of the compiler, its loaders (``runtime.documents``) and the spec
     models (path and bytes of each file)."""
-    import schemarouter.compiler
-    import schemarouter.documents
-    import schemarouter.runtime.spec_model
+    import compiler
+    import runtime.documents
+    import runtime.spec_model
 
     digest = hashlib.sha256()
-    for package in (schemarouter.compiler, schemarouter.documents, schemarouter.runtime.spec_model):
+    for package in (compiler, runtime.documents, runtime.spec_model):
         base = Path(next(iter(package.__path__)))
         for file in sorted(base.rglob("*.py")):
             digest.update(f"{package.__name__}/{file.relative_to(base).as_posix()}\n".encode())
@@ -106,8 +106,8 @@ def reuse_compiled(paths: ProjectPaths) -> CompiledSpec | None:
 
 
 def _current(paths: ProjectPaths) -> CompiledSpec | None:
-    from schemarouter.compiler.compile import build_compiled_spec
-    from schemarouter.compiler.verify import verify_project
+    from compiler.compile import build_compiled_spec
+    from compiler.verify import verify_project
 
     record = _read_record(paths)
     if record is None or not paths.lock_file.is_file():

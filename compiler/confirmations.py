@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from schemarouter.compiler.chained_log import ChainedLog, append_entry, read_entries
+from compiler.chained_log import ChainedLog, append_entry, read_entries
 from schemarouter.project import ProjectPaths
 
 CONFIRMATIONS = ChainedLog(

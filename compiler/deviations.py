@@ -18,17 +18,17 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from schemarouter.compiler.canonical import Fingerprint, item_digests
-from schemarouter.compiler.experiments import DEVIATIONS_FILE, LINEAGE_FILE, lineage_of, read_spec_data
-from schemarouter.compiler.frozen_files import is_snapshotted
-from schemarouter.compiler.protocol_values import is_protocol_value, protocol_value_lines
-from schemarouter.compiler.semantic_diff import describe_changes
-from schemarouter.errors import SchemaRouterError
+from compiler.canonical import Fingerprint, item_digests
+from compiler.experiments import DEVIATIONS_FILE, LINEAGE_FILE, lineage_of, read_spec_data
+from compiler.frozen_files import is_snapshotted
+from compiler.protocol_values import is_protocol_value, protocol_value_lines
+from compiler.semantic_diff import describe_changes
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model import read_lock
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.spec_model import read_lock
 
 if TYPE_CHECKING:
-    from schemarouter.compiler.validate import ValidatedSpecs
+    from compiler.validate import ValidatedSpecs
 
 META_FILES = frozenset(
     {
@@ -103,7 +103,7 @@ def _kind(path: str, detail: str = "") -> str:
 
 
 def _fingerprints(paths: ProjectPaths) -> dict[str, Fingerprint]:
-    from schemarouter.compiler.verify import current_fingerprints
+    from compiler.verify import current_fingerprints
 
     return current_fingerprints(paths)
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from schemarouter.compiler.spec_files import read_text
-from schemarouter.compiler.yaml_loader import load_yaml_text
-from schemarouter.errors import SchemaRouterError
+from compiler.spec_files import read_text
+from compiler.yaml_loader import load_yaml_text
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model import read_lock
 from schemarouter.project import ProjectPaths, experiment_ids
-from schemarouter.runtime.spec_model import read_lock
 
 LINEAGE_FILE = "lineage.yaml"
 DEVIATIONS_FILE = "deviations.yaml"
@@ -86,11 +86,11 @@ def experiment_info(paths: ProjectPaths, *, default: bool = False) -> Experiment
     try:
         lock = read_lock(paths.lock_file, display=paths.lock_display)
         lineage = lineage_of(paths)
-        from schemarouter.compiler.peeks import read_peeks
+        from compiler.peeks import read_peeks
 
         peeks = tuple(str(p.get("run_id")) for p in read_peeks(paths))
-        from schemarouter.compiler.confirmations import confirmations
-        from schemarouter.compiler.pilots import pilot_counts, read_pilots
+        from compiler.confirmations import confirmations
+        from compiler.pilots import pilot_counts, read_pilots
 
         pilots = tuple(pilot_counts(read_pilots(paths)).items())
         confirmed = len(confirmations(paths))

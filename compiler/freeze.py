@@ -16,21 +16,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from schemarouter import __version__
-from schemarouter.compiler.canonical import Fingerprint, item_digests, root_digest
-from schemarouter.compiler.confirmations import confirmations
-from schemarouter.compiler.deviations import require_declared_deviations
-from schemarouter.compiler.experiments import experiment_id_of
-from schemarouter.compiler.frozen_files import is_snapshotted
-from schemarouter.compiler.git_info import git_state, uncommitted_paths
-from schemarouter.compiler.pilots import read_pilots
-from schemarouter.compiler.run_records import record_lines, record_problems
-from schemarouter.compiler.validate import validate_project
-from schemarouter.compiler.verify import current_fingerprints, verify_project
-from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
-from schemarouter.runtime.spec_model import FreezeLock
-from schemarouter.runtime.spec_model.lock import (
+from compiler.canonical import Fingerprint, item_digests, root_digest
+from compiler.confirmations import confirmations
+from compiler.deviations import require_declared_deviations
+from compiler.experiments import experiment_id_of
+from compiler.frozen_files import is_snapshotted
+from compiler.git_info import git_state, uncommitted_paths
+from compiler.pilots import read_pilots
+from compiler.run_records import record_lines, record_problems
+from compiler.validate import validate_project
+from compiler.verify import current_fingerprints, verify_project
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model import FreezeLock
+from runtime.spec_model.lock import (
     LOCK_VERSION,
     ROOT_RULE,
     CatalogItems,
@@ -39,7 +37,9 @@ from schemarouter.runtime.spec_model.lock import (
     read_lock,
     write_lock,
 )
-from schemarouter.runtime.spec_model.preflight_record import PreflightRecord
+from runtime.spec_model.preflight_record import PreflightRecord
+from schemarouter import __version__
+from schemarouter.project import ProjectPaths
 
 STATE_CONTRACT_FILE = "state_contract.yaml"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
 FROZEN_DIRS = ("spec", "catalogs")

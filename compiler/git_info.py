@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from schemarouter.runtime.spec_model import GitState
+from runtime.spec_model import GitState
 
 
 def run_git(root: Path, *args: str) -> str | None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from schemarouter.documents.issues import LOAD_CODE, Position, SpecIssue, format_path, sorted_issues
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
+from runtime.documents.issues import LOAD_CODE, Position, SpecIssue, format_path, sorted_issues
 
 __all__ = [
     "LOAD_CODE",

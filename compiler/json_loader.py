@@ -1,8 +1,8 @@
-"""The spec compiler's name for the strict JSON loader, which lives in ``schemarouter.documents``
+"""The spec compiler's name for the strict JSON loader, which lives in ``runtime.documents``
 (layer 0) beside the YAML loader."""
 
 from __future__ import annotations
 
-from schemarouter.documents.json_text import load_json_text, parse_json_strict
+from runtime.documents.json_text import load_json_text, parse_json_strict
 
 __all__ = ["load_json_text", "parse_json_strict"]

@@ -23,10 +23,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from schemarouter.compiler.git_info import run_git
-from schemarouter.compiler.yaml_loader import load_yaml_text
+from compiler.git_info import run_git
+from compiler.yaml_loader import load_yaml_text
+from runtime.spec_model import FreezeLock
 from schemarouter.project import LOCK_NAME, PROJECT_FILE, ProjectPaths
-from schemarouter.runtime.spec_model import FreezeLock
 
 
 def _git_top(root: Path) -> Path | None:

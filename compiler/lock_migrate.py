@@ -14,16 +14,15 @@ from datetime import UTC, datetime
 
 from pydantic import ValidationError
 
-from schemarouter.compiler.canonical import root_digest
-from schemarouter.compiler.deviations import PROTOCOL_FILES
-from schemarouter.compiler.experiments import experiment_id_of
-from schemarouter.compiler.frozen_files import is_snapshotted
-from schemarouter.compiler.validate import validate_project
-from schemarouter.compiler.verify import current_fingerprints
-from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
-from schemarouter.runtime.spec_model import FileDigest, FreezeLock
-from schemarouter.runtime.spec_model.lock import (
+from compiler.canonical import root_digest
+from compiler.deviations import PROTOCOL_FILES
+from compiler.experiments import experiment_id_of
+from compiler.frozen_files import is_snapshotted
+from compiler.validate import validate_project
+from compiler.verify import current_fingerprints
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model import FileDigest, FreezeLock
+from runtime.spec_model.lock import (
     LOCK_VERSION,
     Annex,
     Migration,
@@ -31,6 +30,7 @@ from schemarouter.runtime.spec_model.lock import (
     read_lock_data,
     write_lock,
 )
+from schemarouter.project import ProjectPaths
 
 
 def migrate_lock(paths: ProjectPaths, *, reason: str, now: datetime | None = None) -> str:

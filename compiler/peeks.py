@@ -15,9 +15,9 @@ import json
 from datetime import datetime
 from typing import Any
 
-from schemarouter.atomic_write import write_text_atomic
-from schemarouter.compiler.experiments import read_spec_data
-from schemarouter.errors import SchemaRouterError
+from compiler.experiments import read_spec_data
+from runtime.core.atomic_write import write_text_atomic
+from runtime.core.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
 PEEKS_FILE = "peeks.yaml"

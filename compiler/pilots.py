@@ -22,7 +22,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import Any
 
-from schemarouter.compiler.chained_log import ChainedLog, append_entry, read_entries
+from compiler.chained_log import ChainedLog, append_entry, read_entries
 from schemarouter.project import ProjectPaths
 
 PILOTS = ChainedLog(

@@ -13,7 +13,7 @@ CO (conditions), MG (metrics and gates), SU (strata and surface), RT (retriever 
 
 from __future__ import annotations
 
-from schemarouter.compiler.issues import LOAD_CODE
+from compiler.issues import LOAD_CODE
 
 LOAD_SUMMARY = (
     "the file is not plain data: encoding, YAML or JSON syntax, anchors, tags, duplicate keys, depth, name"
@@ -39,7 +39,7 @@ def problem_codes() -> dict[str, str]:
 
     codes = {LOAD_CODE: LOAD_SUMMARY}
     for name in _MODULES:
-        module = importlib.import_module(f"schemarouter.compiler.{name}")
+        module = importlib.import_module(f"compiler.{name}")
         for code, summary in module.PROBLEMS.items():
             if code in codes:
                 raise AssertionError(f"problem code {code} is declared twice")

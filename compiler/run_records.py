@@ -6,9 +6,9 @@ every pilot and every confirmation, ``sr experiments`` shows the pilot counts pe
 
 from __future__ import annotations
 
-from schemarouter.compiler.chained_log import ChainedLog, log_problems
-from schemarouter.compiler.confirmations import CONFIRMATIONS, confirmation_lines, confirmations
-from schemarouter.compiler.pilots import PILOTS, counts_text, pilot_counts, pilot_lines, read_pilots
+from compiler.chained_log import ChainedLog, log_problems
+from compiler.confirmations import CONFIRMATIONS, confirmation_lines, confirmations
+from compiler.pilots import PILOTS, counts_text, pilot_counts, pilot_lines, read_pilots
 from schemarouter.project import ProjectPaths
 
 LOGS: tuple[ChainedLog, ...] = (PILOTS, CONFIRMATIONS)

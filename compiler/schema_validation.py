@@ -37,9 +37,9 @@ from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
-from schemarouter.compiler.issues import SpecIssue
-from schemarouter.compiler.yaml_loader import LoadedDocument, PathKey
-from schemarouter.safe_json import has_surrogate, without_surrogates
+from compiler.issues import SpecIssue
+from compiler.yaml_loader import LoadedDocument, PathKey
+from runtime.core.safe_json import has_surrogate, without_surrogates
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
 PROBLEMS: Final[dict[str, str]] = {

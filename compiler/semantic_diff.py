@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from schemarouter.compiler.canonical import jcs
+from compiler.canonical import jcs
 
 IDENTITY_KEYS = ("id", "name", "code")
 SHORT_VALUE = 80

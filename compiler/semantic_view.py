@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from schemarouter.compiler.issues import SpecIssue, format_path
-from schemarouter.compiler.yaml_loader import LoadedDocument, PathKey
+from compiler.issues import SpecIssue, format_path
+from compiler.yaml_loader import LoadedDocument, PathKey
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
 PROBLEMS: Final[dict[str, str]] = {

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from schemarouter.compiler.issues import Position, SpecIssue
-from schemarouter.compiler.json_loader import load_json_text
-from schemarouter.compiler.yaml_loader import LoadedDocument, load_yaml_text
+from compiler.issues import Position, SpecIssue
+from compiler.json_loader import load_json_text
+from compiler.yaml_loader import LoadedDocument, load_yaml_text
 from schemarouter.project import ProjectPaths
 
 # The spec files every experiment has; every other spec file is optional and area-owned.

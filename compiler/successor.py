@@ -27,12 +27,12 @@ from pathlib import Path
 
 import yaml
 
-from schemarouter.compiler.deviations import Difference, deviation_report, write_log
-from schemarouter.compiler.experiments import DEVIATIONS_FILE, LINEAGE_FILE
-from schemarouter.compiler.generate.load import SCALAR_READING_CORE, SCALAR_READING_LEGACY
-from schemarouter.errors import SchemaRouterError
+from compiler.deviations import Difference, deviation_report, write_log
+from compiler.experiments import DEVIATIONS_FILE, LINEAGE_FILE
+from compiler.generate.load import SCALAR_READING_CORE, SCALAR_READING_LEGACY
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model import read_lock
 from schemarouter.project import LOCK_NAME, ProjectPaths
-from schemarouter.runtime.spec_model import read_lock
 
 IDENTITY_RATIONALE = "The successor's own identity, set by sr experiment new."
 SCALAR_FIX_RATIONALE = (
@@ -218,7 +218,7 @@ def _remove(staged: ProjectPaths) -> None:
 def derive_policy_enum(child: ProjectPaths) -> bool:
     """Write the child's conditions schema policy enum from the exposure registry when it differs (a
     kind registered since the parent froze); an equal enum leaves the file's bytes alone."""
-    from schemarouter.runtime.exposure.registry import policy_kinds
+    from runtime.exposure.registry import policy_kinds
 
     path = child.schema_dir / "conditions.schema.json"
     if not path.is_file():
@@ -279,8 +279,8 @@ def _prefilled(difference: Difference, fixed: bool) -> str:
 def _adopt_core_scalars(child: ProjectPaths) -> bool:
     """Give a successor of 0.14's generator the YAML 1.2 reading of scalars, and regenerate its
     catalogs; False when the generator already reads that way (or there is no generator)."""
-    from schemarouter.compiler.generate.load import legacy_booleans
-    from schemarouter.compiler.generate.pipeline import generate, write_generated
+    from compiler.generate.load import legacy_booleans
+    from compiler.generate.pipeline import generate, write_generated
 
     spec, schema_path = child.spec_dir / "generator.yaml", child.schema_dir / "generator.schema.json"
     if not spec.is_file() or not schema_path.is_file() or not legacy_booleans(child.spec_dir):
@@ -314,7 +314,7 @@ def _set_id(path: Path, key: str, value: str) -> None:
 
 
 def _write_meta(child: ProjectPaths, parent_id: str, lock: object, reason: str, now: datetime) -> None:
-    from schemarouter.runtime.spec_model import FreezeLock
+    from runtime.spec_model import FreezeLock
 
     parent_root = lock.root.digest if isinstance(lock, FreezeLock) else None
     started = lock.scoring_started.run_id if isinstance(lock, FreezeLock) and lock.scoring_started else None
@@ -330,7 +330,7 @@ def _write_meta(child: ProjectPaths, parent_id: str, lock: object, reason: str, 
         + yaml.safe_dump(lineage, sort_keys=False, allow_unicode=True, width=100),
         encoding="utf-8",
     )
-    schemas = resources.files("schemarouter.compiler").joinpath("schemas")
+    schemas = resources.files("compiler").joinpath("schemas")
     child.schema_dir.mkdir(parents=True, exist_ok=True)
     for name in ("lineage.schema.json", "deviations.schema.json"):
         (child.schema_dir / name).write_text(schemas.joinpath(name).read_text("utf-8"), encoding="utf-8")

@@ -15,21 +15,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from schemarouter.compiler import (
+from compiler import (
     checks_conditions,
     checks_metrics_gates,
     checks_retriever,
     checks_state_contract,
     checks_surface,
     checks_variants,
-    protocol,
 )
-from schemarouter.compiler.issues import SpecIssue, SpecValidationError, sorted_issues
-from schemarouter.compiler.schema_validation import check_schema, validate_document
-from schemarouter.compiler.semantic_view import RegisteredCheck, SpecView
-from schemarouter.compiler.spec_files import load_spec_set
+from compiler import (
+    protocol_file as protocol,
+)
+from compiler.issues import SpecIssue, SpecValidationError, sorted_issues
+from compiler.schema_validation import check_schema, validate_document
+from compiler.semantic_view import RegisteredCheck, SpecView
+from compiler.spec_files import load_spec_set
+from runtime.core.registry import Registry
 from schemarouter.project import ProjectPaths
-from schemarouter.registry import Registry
 
 P = "protocol"
 # The checks JSON Schema cannot state, by function name, in this order (a closed kind: a check is part

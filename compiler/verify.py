@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from schemarouter.compiler.canonical import (
+from compiler.canonical import (
     Fingerprint,
     fingerprint,
     item_digests,
@@ -23,13 +23,13 @@ from schemarouter.compiler.canonical import (
     root_digest,
     sha256_hex,
 )
-from schemarouter.compiler.experiments import experiment_id_of
-from schemarouter.compiler.frozen_files import frozen_paths
-from schemarouter.compiler.lock_history import head_lock_problems
-from schemarouter.compiler.semantic_diff import describe_changes
-from schemarouter.errors import SchemaRouterError
+from compiler.experiments import experiment_id_of
+from compiler.frozen_files import frozen_paths
+from compiler.lock_history import head_lock_problems
+from compiler.semantic_diff import describe_changes
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model import Digest, FreezeLock, read_lock
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.spec_model import Digest, FreezeLock, read_lock
 
 MAX_ITEM_LINES = 20
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.simulator.result import ToolResult
+from runtime.catalog.model import Endpoint
+from runtime.simulator.result import ToolResult
 
 
 def _dumps(value: Any) -> str:

@@ -3,9 +3,9 @@
 The pipeline is spec -> compiler -> runtime -> golden:
 
 * ``spec/`` holds the YAML specs (state contract, conditions, strata, metrics, gates, ...).
-* :mod:`schemarouter.compiler` loads, validates, freezes, verifies and compiles them, and generates
+* :mod:`compiler` loads, validates, freezes, verifies and compiles them, and generates
   the catalogs and the task surface.
-* :mod:`schemarouter.runtime` runs episodes and scores them; it never imports the compiler.
+* :mod:`runtime` runs episodes and scores them; it never imports the compiler.
 * ``golden/`` pins the reference run's gate output.
 
 As a library (README, "From Python")::
@@ -15,7 +15,7 @@ As a library (README, "From Python")::
     run.report.gate.verdict, run.episodes().to_pandas()
 
 The names of ``__all__`` live in :mod:`schemarouter.api` and are imported on first use, so importing
-any module of the package (``schemarouter.errors``, ...) never loads the engine.
+any module of the package (``runtime.core.errors``, ...) never loads the engine.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from runtime.core.errors import SchemaRouterError
     from schemarouter.api import (
         Comparison,
         Explanation,
@@ -59,13 +60,12 @@ if TYPE_CHECKING:
         score,
         verify,
     )
-    from schemarouter.errors import SchemaRouterError
 
 
 def __getattr__(name: str) -> Any:
     """The public names, imported on first use (PEP 562)."""
     if name == "SchemaRouterError":
-        from schemarouter.errors import SchemaRouterError
+        from runtime.core.errors import SchemaRouterError
 
         return SchemaRouterError
     if name in __all__:

@@ -5,7 +5,7 @@ A command that writes where the user says calls :func:`output_guard` once with t
 command's own input files, then :meth:`OutputGuard.file` or :meth:`OutputGuard.directory` for each
 option before any work is done, and writes a checked file with :meth:`OutputGuard.write_text` /
 :meth:`OutputGuard.write_bytes` (atomic: a unique temporary name in the target directory, then a
-rename; ``schemarouter.atomic_write``). Refused, each with one line naming the option, the path and why:
+rename; ``runtime.core.atomic_write``). Refused, each with one line naming the option, the path and why:
 
 - an empty path (``--out ""`` is the current directory) and the current directory itself;
 - anything inside the project's ``spec/``, ``catalogs/`` and ``golden/``: the folders of every
@@ -27,8 +27,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter.atomic_write import write_bytes_atomic, write_text_atomic
-from schemarouter.errors import SchemaRouterError
+from runtime.core.atomic_write import write_bytes_atomic, write_text_atomic
+from runtime.core.errors import SchemaRouterError
 from schemarouter.project import PROJECT_FILE
 
 # The project's trees that hold experiments; nothing a user names for output may land inside them.

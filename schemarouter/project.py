@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 
 PROJECT_FILE = "schemarouter.yaml"
 LOCK_NAME = "freeze.lock"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 from schemarouter.project import PROJECT_FILE
 
 
@@ -23,16 +23,16 @@ class ProjectFile:
 
 
 def project_schema() -> dict[str, object]:
-    text = resources.files("schemarouter.compiler").joinpath("schemas/project.schema.json").read_text("utf-8")
+    text = resources.files("compiler").joinpath("schemas/project.schema.json").read_text("utf-8")
     schema: dict[str, object] = json.loads(text)
     return schema
 
 
 def read_project_file(root: Path) -> ProjectFile:
     """The project file at ``root``; one clear line per problem."""
-    from schemarouter.compiler.schema_validation import validate_document
-    from schemarouter.compiler.spec_files import read_text
-    from schemarouter.compiler.yaml_loader import load_yaml_text
+    from compiler.schema_validation import validate_document
+    from compiler.spec_files import read_text
+    from compiler.yaml_loader import load_yaml_text
 
     text, problem = read_text(root / PROJECT_FILE, PROJECT_FILE)
     if text is None:

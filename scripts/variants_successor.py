@@ -23,11 +23,11 @@ from typing import Any
 
 import yaml
 
-from schemarouter.runtime.exposure import policy_kinds
-from schemarouter.runtime.spec_model.vocabulary import REFRESH_MODES
-from schemarouter.runtime.state.items import ITEMS
-from schemarouter.runtime.state.kinds import SHAPES
-from schemarouter.runtime.state.sources import SOURCES
+from runtime.exposure import policy_kinds
+from runtime.spec_model.vocabulary import REFRESH_MODES
+from runtime.state.items import ITEMS
+from runtime.state.kinds import SHAPES
+from runtime.state.sources import SOURCES
 
 TREATMENT, COMPARATOR = "SR-5-STATE-AWARE", "SR-PROGRESSIVE-STATIC"
 BLOCKED_FIELDS = {
@@ -196,9 +196,9 @@ def make_successor(
 
 
 def _declare_deviations(root: Path, experiment: str) -> None:
+    from compiler.deviations import update_log, write_log
+    from compiler.issues import SpecValidationError
     from schemarouter.application.behaviour import full_deviation_report
-    from schemarouter.compiler.deviations import update_log, write_log
-    from schemarouter.compiler.issues import SpecValidationError
     from schemarouter.project import ProjectPaths
 
     paths = ProjectPaths.at(root).with_experiment(experiment)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from runtime.state.guard import install_from_compiled, install_guard, installed_guard
 from schemarouter.application.compiled import compiled_for_run
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.state.guard import install_from_compiled, install_guard, installed_guard
 
 REPO = Path(__file__).resolve().parents[1]
 os.environ["COLUMNS"] = "200"

@@ -14,8 +14,8 @@ from typing import Any
 import yaml
 from typer.testing import CliRunner
 
+from compiler.spec_files import CORE_SPEC_NAMES
 from schemarouter.cli.app import app
-from schemarouter.compiler.spec_files import CORE_SPEC_NAMES
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = Path(__file__).resolve().parent / "cases" / "hostile"

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runtime.run import EngineAdapter, EngineSetup, LoadedEngine
 from schemarouter.application.run import RunDeps, RunOutcome, RunRequest, run_experiment
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.run import EngineAdapter, EngineSetup, LoadedEngine
 
 # A few dozen episodes: two strata in English (12 tasks) x three conditions x two catalogs.
 SUBSET = {"tasks": "S1,S3,en", "conditions": "C3,C5,FULL", "catalogs": "100,250"}

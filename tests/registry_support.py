@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from schemarouter.registry import Registry
+from runtime.core.registry import Registry
 
 
 def scratch(monkeypatch: pytest.MonkeyPatch, *registries: Registry[Any], empty: bool = False) -> None:

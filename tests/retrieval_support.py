@@ -7,12 +7,12 @@ from pathlib import Path
 
 from retrieval_toy_catalog import TOY_CATALOG
 
+from runtime.catalog.model import Endpoint
+from runtime.retrieval import RetrievalIndex, RetrieverSpec
+from runtime.simulator.result import ObservedField, ToolResult
+from runtime.state.model import ObservableState
 from schemarouter.application.retrieval_io import read_retriever_file
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.retrieval import RetrievalIndex, RetrieverSpec
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
-from schemarouter.runtime.state.model import ObservableState
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,7 +6,7 @@ real catalogs have (a deprecated version, a destructive look-alike, the same ver
 
 from __future__ import annotations
 
-from schemarouter.runtime.catalog.model import Catalog, Endpoint, FieldSpec
+from runtime.catalog.model import Catalog, Endpoint, FieldSpec
 
 
 def _f(name: str, json_type: str, semantic_id: str, **extra: object) -> FieldSpec:

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run import EpisodeKey, LoadedEngine, RunScope, TaskRef
-from schemarouter.runtime.run.engine_port import EngineSetup
-from schemarouter.runtime.run.store import EpisodeOutcome
-from schemarouter.runtime.scoring import ScoringSpec
+from runtime.core.errors import SchemaRouterError
+from runtime.run import EpisodeKey, LoadedEngine, RunScope, TaskRef
+from runtime.run.engine_port import EngineSetup
+from runtime.run.store import EpisodeOutcome
+from runtime.scoring import ScoringSpec
 
 SPEC_DIR = Path(__file__).resolve().parents[1] / "spec" / "0.14"
 SR_CONDITIONS = ("SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE")
@@ -115,7 +115,7 @@ class FakeEngine:
 
 
 def fake_audit(outcome: EpisodeOutcome) -> None:
-    """The fake engine's counterpart of runtime/engine/audit.py: the stored metrics must be the
+    """The fake engine's counterpart of runtime/engine/metrics_audit.py: the stored metrics must be the
     ones its trace names and the ones the fake computes for the key."""
     assert outcome.trace_json is not None
     trace = json.loads(outcome.trace_json)

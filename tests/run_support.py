@@ -12,12 +12,12 @@ from typing import Any
 
 from run_fake_engine import FakeEngine, fake_audit, full_scope, scoring_spec
 
+from runtime.run import AgentConfig, FreezeState, RunRequest, RunScope, Shard, run_session
+from runtime.run.engine_port import EngineSetup
+from runtime.run.resultset import load_result_set
+from runtime.run.rundir import open_run_dir
+from runtime.scoring import ScoreResult, score_result_set
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.run import AgentConfig, FreezeState, RunRequest, RunScope, Shard, run_session
-from schemarouter.runtime.run.engine_port import EngineSetup
-from schemarouter.runtime.run.resultset import load_result_set
-from schemarouter.runtime.run.rundir import open_run_dir
-from schemarouter.runtime.scoring import ScoreResult, score_result_set
 
 REPO = Path(__file__).resolve().parents[1]
 EXPERIMENT = "0.14"  # the repository's experiment of record
@@ -59,7 +59,7 @@ def _tracked(*dirs: str) -> list[str]:
 
 
 def frozen_project(tmp_path: Path) -> ProjectPaths:
-    from schemarouter.compiler import freeze_project
+    from compiler import freeze_project
 
     paths = copy_project(tmp_path)
     freeze_project(paths, reason="run/scoring tests")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter.compiler.issues import SpecValidationError
-from schemarouter.compiler.spec_files import CORE_SPEC_NAMES
+from compiler.issues import SpecValidationError
+from compiler.spec_files import CORE_SPEC_NAMES
 from schemarouter.project import ProjectPaths
 
 REPO = Path(__file__).resolve().parents[1]
@@ -55,7 +55,7 @@ def line_of(paths: ProjectPaths, rel: str, needle: str, *, occurrence: int = 1) 
 
 def validation_lines(paths: ProjectPaths) -> list[str]:
     """The problem lines validate_project raises with (fails if it does not raise)."""
-    from schemarouter.compiler import validate_project
+    from compiler import validate_project
 
     with pytest.raises(SpecValidationError) as caught:
         validate_project(paths)

@@ -13,12 +13,12 @@ from registry_support import scratch
 from rich.console import Console
 from run_support import frozen_project
 
+from runtime.agents import registry
+from runtime.agents.protocol import AgentView, Decision, FinalAnswer
+from runtime.agents.registry import agent_names, make_agent, register_agent
+from runtime.core.errors import SchemaRouterError
+from runtime.run import read_manifest
 from schemarouter.application.run import RunDeps, RunRequest, run_experiment
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.agents import registry
-from schemarouter.runtime.agents.protocol import AgentView, Decision, FinalAnswer
-from schemarouter.runtime.agents.registry import agent_names, make_agent, register_agent
-from schemarouter.runtime.run import read_manifest
 
 
 class GiveUpAgent:

@@ -21,26 +21,19 @@ REPO = Path(__file__).resolve().parents[1]
 
 # Layers, lowest first (ARCHITECTURE.md, "Packages and what each may import").
 LAYERS: tuple[tuple[str, ...], ...] = (
-    (
-        "schemarouter.errors",
-        "schemarouter.safe_json",
-        "schemarouter.atomic_write",
-        "schemarouter.limits",
-        "schemarouter.documents",
-        "schemarouter",
-    ),
+    ("runtime.core", "runtime.documents", "schemarouter"),
     ("schemarouter.project", "schemarouter.project_file", "schemarouter.output_guard"),
-    ("schemarouter.runtime.catalog", "schemarouter.runtime.tokens"),
-    ("schemarouter.runtime.simulator",),
-    ("schemarouter.runtime.state", "schemarouter.runtime.policy", "schemarouter.runtime.surface"),
-    ("schemarouter.runtime.retrieval", "schemarouter.runtime.spec_model", "schemarouter.runtime"),
-    ("schemarouter.runtime.exposure", "schemarouter.runtime.agents"),
-    ("schemarouter.runtime.engine",),
-    ("schemarouter.runtime.run",),
-    ("schemarouter.runtime.scoring",),
-    ("schemarouter.runtime.diagnostics", "schemarouter.runtime.report"),
-    ("schemarouter.compiler", "schemarouter.compiler.generate"),
-    ("schemarouter.application", "schemarouter.llm_smoke"),
+    ("runtime.catalog", "runtime.tokens"),
+    ("runtime.simulator",),
+    ("runtime.state", "runtime.authorization", "runtime.surface"),
+    ("runtime.retrieval", "runtime.spec_model", "runtime"),
+    ("runtime.exposure", "runtime.agents"),
+    ("runtime.engine",),
+    ("runtime.run",),
+    ("runtime.scoring",),
+    ("runtime.diagnostics", "runtime.report"),
+    ("compiler", "compiler.generate"),
+    ("schemarouter.application",),
     ("schemarouter.api",),
     ("schemarouter.cli",),
 )
@@ -50,10 +43,10 @@ ALLOWED_UPWARD = {
     # functions lazily (PEP 562 __getattr__), so importing any other module never loads them.
     ("schemarouter", "schemarouter.api"),
     # The project file is read with the compiler's strict loader (a function-level import).
-    ("schemarouter.project_file", "schemarouter.compiler"),
+    ("schemarouter.project_file", "compiler"),
     # The run area drives the engine through its EpisodeEngine port; the metrics audit the engine hands
     # to scoring reads the run store's record type. (One of the two goes when the audit moves.)
-    ("schemarouter.runtime.engine", "schemarouter.runtime.run"),
+    ("runtime.engine", "runtime.run"),
 }
 LAYER_OF = {area: index for index, areas in enumerate(LAYERS) for area in areas}
 
@@ -61,8 +54,6 @@ LAYER_OF = {area: index for index, areas in enumerate(LAYERS) for area in areas}
 def _module_name(path: Path) -> str:
     rel = path.relative_to(REPO).with_suffix("")
     parts = list(rel.parts)
-    if parts[0] in ("compiler", "runtime"):
-        parts = ["schemarouter", *parts]
     if parts[-1] == "__init__":
         parts = parts[:-1]
     return ".".join(parts)
@@ -132,9 +123,9 @@ def test_areas_import_only_lower_layers() -> None:
 def test_an_upward_import_fails_the_layer_check(tmp_path: Path) -> None:
     """The check is not vacuous: the state contract's guard importing the episode engine is refused."""
     source = tmp_path / "guard.py"
-    source.write_text("from schemarouter.runtime.engine import episode\n", encoding="utf-8")
-    edges = _edges({"schemarouter.runtime.state.guard": _imports(source)})
-    assert _upward(edges) == ["schemarouter.runtime.state.guard imports schemarouter.runtime.engine"]
+    source.write_text("from runtime.engine import episode\n", encoding="utf-8")
+    edges = _edges({"runtime.state.guard": _imports(source)})
+    assert _upward(edges) == ["runtime.state.guard imports runtime.engine"]
 
 
 def _reaches(source_prefix: str, *forbidden: str) -> list[str]:
@@ -148,30 +139,19 @@ def _reaches(source_prefix: str, *forbidden: str) -> list[str]:
 
 
 def test_retrieval_never_reaches_generation_or_hidden_task_data() -> None:
-    assert (
-        _reaches("schemarouter.runtime.retrieval", "schemarouter.compiler", "schemarouter.runtime.surface")
-        == []
-    )
+    assert _reaches("runtime.retrieval", "compiler", "runtime.surface") == []
 
 
 def test_policy_never_reaches_retrieval() -> None:
-    assert (
-        _reaches(
-            "schemarouter.runtime.policy", "schemarouter.runtime.retrieval", "schemarouter.runtime.exposure"
-        )
-        == []
-    )
+    assert _reaches("runtime.authorization", "runtime.retrieval", "runtime.exposure") == []
 
 
 def test_the_compiler_never_reaches_the_engine_or_the_run() -> None:
-    forbidden = [
-        f"schemarouter.runtime.{area}"
-        for area in ("engine", "run", "scoring", "report", "agents", "exposure")
-    ]
+    forbidden = [f"runtime.{area}" for area in ("engine", "run", "scoring", "report", "agents", "exposure")]
     # The compiler reads the exposure registry (kinds and the shape each declares), as it reads the
     # strategy registry; it never builds or drives a policy (issue #25).
-    reads_registry = "schemarouter.runtime.exposure.registry"
-    found = _reaches("schemarouter.compiler", *forbidden)
+    reads_registry = "runtime.exposure.registry"
+    found = _reaches("compiler", *forbidden)
     assert [line for line in found if reads_registry not in line.split(" imports ")[1]] == []
 
 
@@ -179,7 +159,7 @@ def test_nothing_reaches_the_cli() -> None:
     outside = [
         f"{module} imports {target}"
         for module, imported in IMPORTS.items()
-        if not module.startswith("schemarouter.cli") and module != "schemarouter.llm_smoke"
+        if not module.startswith("schemarouter.cli") and module != "schemarouter.application.llm_smoke"
         for target in imported
         if target.startswith("schemarouter.cli")
     ]
@@ -187,14 +167,14 @@ def test_nothing_reaches_the_cli() -> None:
 
 
 def test_the_runtime_never_imports_networkx_or_the_compiler() -> None:
-    assert _reaches("schemarouter.runtime", "networkx", "schemarouter.compiler") == []
+    assert _reaches("runtime", "networkx", "compiler") == []
 
 
 def test_the_runtime_knows_no_project_layout() -> None:
     # Paths are resolved by the application layer and handed in (catalogs_dir, a LockLocation).
     assert (
         _reaches(
-            "schemarouter.runtime",
+            "runtime",
             "schemarouter.project",
             "schemarouter.project_file",
             "schemarouter.output_guard",
@@ -206,7 +186,7 @@ def test_the_runtime_knows_no_project_layout() -> None:
 def test_paths_named_for_output_go_through_the_output_guard() -> None:
     # schemarouter/output_guard.py is the one check of a path the user names for output; the bare file
     # checks of atomic_write are its parts, never called around it.
-    bare = {"schemarouter.atomic_write.check_output_file", "schemarouter.atomic_write.write_output_file"}
+    bare = {"runtime.core.atomic_write.check_output_file", "runtime.core.atomic_write.write_output_file"}
     callers = sorted(m for m, names in IMPORTS.items() if names & bare)
     assert callers == []
 
@@ -215,9 +195,9 @@ def test_the_lock_and_a_trace_match_their_schemas(tmp_path: Path) -> None:
     lock = json.loads((REPO / "spec" / "0.14" / "freeze.lock").read_text(encoding="utf-8"))
     assert (
         list(
-            Draft202012Validator(
-                load_schema("schemarouter.runtime", "spec_model/freeze_lock.schema.json")
-            ).iter_errors(lock)
+            Draft202012Validator(load_schema("runtime", "spec_model/freeze_lock.schema.json")).iter_errors(
+                lock
+            )
         )
         == []
     )
@@ -241,7 +221,7 @@ def test_the_lock_and_a_trace_match_their_schemas(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     trace = json.loads(out.read_text(encoding="utf-8"))
-    schema = load_schema("schemarouter.runtime", "engine/trace.schema.json")
+    schema = load_schema("runtime", "engine/trace.schema.json")
     assert list(Draft202012Validator(schema).iter_errors(trace)) == []
     trace["turns"] = "not a list"
     assert list(Draft202012Validator(schema).iter_errors(trace)) != []

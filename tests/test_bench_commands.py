@@ -8,9 +8,9 @@ import pytest
 from extras import require_module
 from typer.testing import CliRunner
 
+from runtime.engine import anchor
+from runtime.engine.anchor import AnchorCost
 from schemarouter.cli.app import app
-from schemarouter.runtime.engine import anchor
-from schemarouter.runtime.engine.anchor import AnchorCost
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
@@ -47,7 +47,7 @@ def test_anchor_says_clearly_when_the_extra_is_missing(monkeypatch: pytest.Monke
 
 def test_anchor_prints_ours_beside_both_anchors(monkeypatch: pytest.MonkeyPatch) -> None:
     # The anchors' own measurements are replaced here; the real ones run in the tests below when installed.
-    from schemarouter.runtime.engine import anchor_tools
+    from runtime.engine import anchor_tools
 
     calls: list[tuple[str, bool]] = []
 
@@ -91,9 +91,9 @@ def test_the_tool_loop_replays_our_calls_through_inspect_ai(monkeypatch: pytest.
     function (which returns the recorded result), one with missing required arguments is refused by
     inspect's own validation; the scorer agrees with the recorded outcomes or the eval is an error."""
     require_module("inspect_ai", extra="bench")
+    from runtime.engine import anchor_tools
     from schemarouter.application.bench import REFERENCE_CATALOGS, _engine, _tasks, replay_episodes
     from schemarouter.project import ProjectPaths
-    from schemarouter.runtime.engine import anchor_tools
 
     resources = _engine(ProjectPaths.at(ROOT), REFERENCE_CATALOGS)
     episodes = [(t, c.id, 100) for c in resources.compiled.conditions for t in _tasks(resources, 4)]

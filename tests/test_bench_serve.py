@@ -10,9 +10,9 @@ import pytest
 from run_support import REPO
 from typer.testing import CliRunner
 
+from runtime.core.errors import SchemaRouterError
 from schemarouter.application.bench_serve import ServeBench, Server, shard_for
 from schemarouter.cli.app import app
-from schemarouter.errors import SchemaRouterError
 
 pytestmark = pytest.mark.slow  # starts server processes and two short runs
 

@@ -12,9 +12,9 @@ import yaml
 from extras import require_module
 from typer.testing import CliRunner
 
+from runtime.catalog.io import load_catalog_file
+from runtime.catalog.model import Catalog
 from schemarouter.cli.app import app
-from schemarouter.runtime.catalog.io import load_catalog_file
-from schemarouter.runtime.catalog.model import Catalog
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
@@ -338,8 +338,8 @@ def test_mutated_sources_give_a_catalog_or_one_clean_error(tmp_path, source_form
     import copy
     import random
 
-    from schemarouter.errors import SchemaRouterError
-    from schemarouter.runtime.catalog.importers import import_catalog_file
+    from runtime.catalog.importers import import_catalog_file
+    from runtime.core.errors import SchemaRouterError
 
     source = {"openapi": OPENAPI, "mcp": MCP, "openai": OPENAI}[source_format]
     doc = yaml.safe_load(source.read_text(encoding="utf-8"))

@@ -17,15 +17,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from runtime.core.errors import SchemaRouterError
+from runtime.retrieval.strategies.typed_state import TypedStateStrategy
+from runtime.spec_model.lock import content_digest
 from schemarouter.application.code_digest import SourceTree, installed_source_root
 from schemarouter.application.code_pin import require_code_unchanged
 from schemarouter.application.compiled import compiled_without_writing
 from schemarouter.application.verify import verify_experiments
 from schemarouter.cli.app import app
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.retrieval.strategies.typed_state import TypedStateStrategy
-from schemarouter.runtime.spec_model.lock import content_digest
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
@@ -174,8 +174,8 @@ def test_a_refactor_of_a_shared_module_is_noted_for_each_component_it_reaches(
 ) -> None:
     paths = ProjectPaths.at(frozen_successor, experiment="0.15")
     tree = _source_copy(tmp_path, "_typed_clauses", "_typed_clauses")
-    (tree.root / "schemarouter/errors.py").write_text(
-        (tree.root / "schemarouter/errors.py").read_text(encoding="utf-8") + "\n# a comment\n",
+    (tree.root / "runtime/core/errors.py").write_text(
+        (tree.root / "runtime/core/errors.py").read_text(encoding="utf-8") + "\n# a comment\n",
         encoding="utf-8",
     )
     outcome = verify_experiments(paths, all_experiments=False, history=False, source=tree)
@@ -252,7 +252,7 @@ def test_pin_code_refuses_a_draft_and_never_rewrites_a_record(frozen_successor: 
 
 def test_a_lock_without_a_code_record_keeps_its_bytes(tmp_path: Path) -> None:
     """The key is omitted while absent: a lock written before it existed round-trips byte for byte."""
-    from schemarouter.runtime.spec_model.lock import lock_json, read_lock
+    from runtime.spec_model.lock import lock_json, read_lock
 
     data = json.loads((REPO / "spec/0.14/freeze.lock").read_text(encoding="utf-8"))
     del data["code"]

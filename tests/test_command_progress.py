@@ -11,9 +11,9 @@ import pytest
 from rich.console import Console
 from run_support import REPO
 
-from schemarouter.progress import Step, announce, counted
+from runtime.core.progress import Step, announce, counted
+from runtime.report.command_progress import CommandProgress, step_text
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.command_progress import CommandProgress, step_text
 
 
 class FakeClock:
@@ -44,7 +44,7 @@ def test_step_text() -> None:
 def test_compile_reports_its_stages_through_the_callback_and_prints_nothing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from schemarouter.compiler.compile import compile_project
+    from compiler.compile import compile_project
 
     steps: list[Step] = []
     paths = ProjectPaths.at(REPO).with_experiment("0.16")

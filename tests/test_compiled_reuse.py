@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 from run_support import frozen_project
 
+from compiler import compile_project, compiled_record
+from compiler.canonical import sha256_hex
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model import CompiledSpec
 from schemarouter.application.compiled import compiled_for_run
-from schemarouter.compiler import compile_project, compiled_record
-from schemarouter.compiler.canonical import sha256_hex
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.spec_model import CompiledSpec
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
@@ -183,13 +183,13 @@ def test_sr_compile_reuses_a_current_build_says_so_and_full_compiles(project: Pr
 
 def test_reusing_a_current_build_loads_no_validator(project: ProjectPaths) -> None:
     """The reuse check rebuilds and verifies; it does not validate, so it does not load the validator
-    and its checks (schemarouter.compiler's names are imported on first use)."""
+    and its checks (compiler's names are imported on first use)."""
     code = (
         "import sys; from pathlib import Path\n"
         "from schemarouter.application.compiled import compiled_for_run\n"
         "from schemarouter.project import ProjectPaths\n"
         f"assert compiled_for_run(ProjectPaths.at(Path({str(project.root)!r}))).reused\n"
-        "bad = sorted(m for m in sys.modules if m == 'schemarouter.compiler.validate' or m == 'tantivy')\n"
+        "bad = sorted(m for m in sys.modules if m == 'compiler.validate' or m == 'tantivy')\n"
         "assert not bad, bad\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=project.root)
@@ -197,7 +197,7 @@ def test_reusing_a_current_build_loads_no_validator(project: ProjectPaths) -> No
 
 
 def test_the_compiler_package_names_resolve_lazily_and_only_those() -> None:
-    import schemarouter.compiler as package
+    import compiler as package
 
     assert sorted(package.__all__) == sorted([*package._HOMES, *package._LOCK_NAMES])  # one list, no drift
     for name in package.__all__:

@@ -12,18 +12,18 @@ import pytest
 from registry_support import scratch
 from run_support import recorded_project
 
+from runtime.engine.metrics import registry as metric_registry
+from runtime.engine.metrics.registry import EpisodeView, metric
+from runtime.retrieval import strategy as strategy_registry
+from runtime.retrieval.index import Ranking
+from runtime.retrieval.strategy import StrategyContext, register_strategy, strategy_codes
+from runtime.run import load_result_set
+from runtime.run.resultset import read_terminal_outcomes
+from runtime.scoring.statistics import StatisticInput, statistic
+from runtime.scoring.statistics import registry as statistic_registry
 from schemarouter.application.run import RunRequest, run_experiment
 from schemarouter.application.score import ScoreRequest, score_runs
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.engine.metrics import registry as metric_registry
-from schemarouter.runtime.engine.metrics.registry import EpisodeView, metric
-from schemarouter.runtime.retrieval import strategy as strategy_registry
-from schemarouter.runtime.retrieval.index import Ranking
-from schemarouter.runtime.retrieval.strategy import StrategyContext, register_strategy, strategy_codes
-from schemarouter.runtime.run import load_result_set
-from schemarouter.runtime.run.resultset import read_terminal_outcomes
-from schemarouter.runtime.scoring.statistics import StatisticInput, statistic
-from schemarouter.runtime.scoring.statistics import registry as statistic_registry
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 

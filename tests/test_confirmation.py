@@ -15,9 +15,9 @@ import pytest
 from test_dev_surface import EXAMPLE, ROOT
 from typer.testing import CliRunner
 
+from compiler.chained_log import chain_problems, entry_digest
+from runtime.report.console import scope_note
 from schemarouter.cli.app import app
-from schemarouter.compiler.chained_log import chain_problems, entry_digest
-from schemarouter.runtime.report.console import scope_note
 
 pytestmark = pytest.mark.slow  # full-scope runs: scheduled first (tests/conftest.py)
 

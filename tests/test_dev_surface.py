@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from schemarouter.cli.app import app
-from schemarouter.compiler.generate.surface_only import (
+from compiler.generate.surface_only import (
     committed_named_surfaces,
     load_named_surface,
     named_surface_out_dir,
 )
-from schemarouter.compiler.yaml_loader import load_yaml_text
+from compiler.yaml_loader import load_yaml_text
+from runtime.catalog.io import load_catalog
+from runtime.surface import load_surface
+from schemarouter.cli.app import app
 from schemarouter.project import ProjectPaths, experiment_ids
-from schemarouter.runtime.catalog.io import load_catalog
-from schemarouter.runtime.surface import load_surface
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
@@ -149,7 +149,7 @@ def test_dev_surface_is_disjoint_from_every_evaluation_surface():
 
 
 def test_named_surfaces_are_never_experiments_and_never_frozen():
-    from schemarouter.compiler.frozen_files import frozen_paths
+    from compiler.frozen_files import frozen_paths
 
     assert "_surfaces" not in experiment_ids(ROOT)
     for experiment in experiment_ids(ROOT):

@@ -17,16 +17,16 @@ from registry_support import scratch
 from run_support import REPO, recorded_project
 from typer.testing import CliRunner
 
+from runtime.core.errors import SchemaRouterError
+from runtime.diagnostics.causes import CAUSE_IDS
+from runtime.diagnostics.compare import compare_runs
+from runtime.diagnostics.intervals import RatioColumns
+from runtime.report.compare_text import render_compare
+from runtime.report.intervals_text import FLAG_MARK, fmt_interval
+from runtime.run.scope import TaskRef
+from runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
 from schemarouter.application.schemas import load_schema
 from schemarouter.cli.app import app
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.diagnostics.causes import CAUSE_IDS
-from schemarouter.runtime.diagnostics.compare import compare_runs
-from schemarouter.runtime.diagnostics.intervals import RatioColumns
-from schemarouter.runtime.report.compare_text import render_compare
-from schemarouter.runtime.report.intervals_text import FLAG_MARK, fmt_interval
-from schemarouter.runtime.run.scope import TaskRef
-from schemarouter.runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
@@ -86,7 +86,7 @@ def test_recall_by_transition_adds_up_to_recall_at_5(scored: dict[str, Any]) -> 
 
 
 def test_report_json_version_2_matches_its_schema(scored: dict[str, Any]) -> None:
-    schema = load_schema("schemarouter.runtime", "scoring/report.schema.json")
+    schema = load_schema("runtime", "scoring/report.schema.json")
     report = scored["report"]
     assert report["report_version"] == 2 and report["diagnostics"] is not None
     assert list(Draft202012Validator(schema).iter_errors(report)) == []
@@ -243,8 +243,8 @@ def test_a_registered_html_section_takes_its_place_in_the_page_and_its_navigatio
     """A new report.html section is one decorated function (as a module of runtime/report/sections/
     would define it): it comes out by order between the built-ins, linked from the navigation, with
     its title escaped; codes are taken once and must be usable as HTML ids."""
-    from schemarouter.runtime.report import html_section_registry as registry
-    from schemarouter.runtime.report.html import render_html
+    from runtime.report import html_section_registry as registry
+    from runtime.report.html import render_html
 
     scratch(monkeypatch, registry.HTML_SECTIONS)
 
@@ -268,8 +268,8 @@ def test_a_registered_html_section_takes_its_place_in_the_page_and_its_navigatio
 def test_golden_check_compares_the_pinned_payload_not_the_report_version(
     scored: dict[str, Any], tmp_path: Path
 ) -> None:
+    from runtime.report.golden import check_golden, write_golden
     from schemarouter.project import ProjectPaths
-    from schemarouter.runtime.report.golden import check_golden, write_golden
 
     report = scored["report"]
     # the committed golden files, written from report_version 1, pass against this version-2 report
@@ -290,9 +290,9 @@ def test_every_figure_is_png_svg_on_request_labels_fit(scored: dict[str, Any], t
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.text import Text
 
-    from schemarouter.compiler import compile_project
-    from schemarouter.runtime.report import plots
-    from schemarouter.runtime.scoring import ScoringSpec
+    from compiler import compile_project
+    from runtime.report import plots
+    from runtime.scoring import ScoringSpec
 
     spec = ScoringSpec.from_compiled(compile_project(scored["paths"], write_manifest=False))
     options = dict(
@@ -329,12 +329,12 @@ def test_every_figure_is_png_svg_on_request_labels_fit(scored: dict[str, Any], t
 
 
 def test_each_primary_cause_holds_and_no_earlier_one_does(scored: dict[str, Any]) -> None:
-    from schemarouter.runtime.engine.metrics import executed_calls_from_turns
-    from schemarouter.runtime.engine.trace import read_trace
-    from schemarouter.runtime.run.scope import EpisodeKey
-    from schemarouter.runtime.run.store import EpisodeStore
-    from schemarouter.runtime.surface import load_surface
-    from schemarouter.runtime.surface.plan import next_required_route
+    from runtime.engine.metrics import executed_calls_from_turns
+    from runtime.engine.trace import read_trace
+    from runtime.run.scope import EpisodeKey
+    from runtime.run.store import EpisodeStore
+    from runtime.surface import load_surface
+    from runtime.surface.plan import next_required_route
 
     tasks = {t.task_id: t for t in load_surface(scored["paths"].catalogs_dir)}
     seen = set()
@@ -371,12 +371,12 @@ def test_each_primary_cause_holds_and_no_earlier_one_does(scored: dict[str, Any]
 
 
 def test_a_version_1_trace_gives_the_same_facts(scored: dict[str, Any]) -> None:
-    from schemarouter.runtime.catalog.io import load_catalog
-    from schemarouter.runtime.diagnostics.episode_facts import episode_facts
-    from schemarouter.runtime.engine.trace import read_trace
-    from schemarouter.runtime.run.scope import EpisodeKey
-    from schemarouter.runtime.run.store import EpisodeStore
-    from schemarouter.runtime.surface import load_surface
+    from runtime.catalog.io import load_catalog
+    from runtime.diagnostics.episode_facts import episode_facts
+    from runtime.engine.trace import read_trace
+    from runtime.run.scope import EpisodeKey
+    from runtime.run.store import EpisodeStore
+    from runtime.surface import load_surface
 
     paths = scored["paths"]
     task = {t.task_id: t for t in load_surface(paths.catalogs_dir)}["S3-en-01"]

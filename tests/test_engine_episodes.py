@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
+from runtime.engine import EngineResources, EpisodeTrace, run_episode
+from runtime.surface.plan import required_routes
 from schemarouter.application.episode import load_engine
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
-from schemarouter.runtime.surface.plan import required_routes
 
 ROOT = ProjectPaths.at(__import__("pathlib").Path(__file__).resolve().parents[1])
 SR_CONDITIONS = ("SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE")
@@ -171,7 +171,7 @@ class _Hallucinating:
         self.turn = 0
 
     def decide(self, view: Any) -> Any:
-        from schemarouter.runtime.agents.protocol import BadOutput, ToolCall
+        from runtime.agents.protocol import BadOutput, ToolCall
 
         self.turn += 1
         if self.turn == 1:

@@ -7,14 +7,14 @@ from typing import Any
 
 import pytest
 
+from runtime.agents import registry
+from runtime.agents.catalog_view import AgentCatalog
+from runtime.agents.registry import make_agent
+from runtime.catalog.model import Catalog, Endpoint
+from runtime.engine import EngineResources, run_episode
+from runtime.prompt import ToolSchemas
 from schemarouter.application.episode import load_engine
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.agents import registry
-from schemarouter.runtime.agents.catalog_view import AgentCatalog
-from schemarouter.runtime.agents.registry import make_agent
-from schemarouter.runtime.catalog.model import Catalog, Endpoint
-from schemarouter.runtime.engine import EngineResources, run_episode
-from schemarouter.runtime.prompt import ToolSchemas
 
 ROOT = ProjectPaths.at(Path(__file__).resolve().parents[1])
 CONDITIONS = ("SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE", "FULL", "ORACLE")

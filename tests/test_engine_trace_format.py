@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from runtime.catalog.io import load_catalog_with_digest
+from runtime.core.errors import SchemaRouterError
+from runtime.engine import TRACE_VERSION, EngineResources, read_trace, run_episode
+from runtime.engine.trace import EpisodeTrace
 from schemarouter.application.episode import load_engine
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.catalog.io import load_catalog_with_digest
-from schemarouter.runtime.engine import TRACE_VERSION, EngineResources, read_trace, run_episode
-from schemarouter.runtime.engine.trace import EpisodeTrace
 
 ROOT = ProjectPaths.at(Path(__file__).resolve().parents[1])
 
@@ -79,7 +79,7 @@ def test_version_2_round_trips(engine: EngineResources) -> None:
 
 
 def test_metrics_recomputed_from_a_version_1_trace_are_the_same(engine: EngineResources) -> None:
-    from schemarouter.runtime.engine.metrics import episode_metrics
+    from runtime.engine.metrics import episode_metrics
 
     trace = _trace(engine, "SR-PROGRESSIVE-STATIC", 11)
     old = _as_v1(trace)
@@ -112,7 +112,7 @@ def test_an_index_outside_the_table_is_refused(engine: EngineResources) -> None:
 
 @pytest.mark.parametrize("condition", ["SR-5-STATIC", "SR-PROGRESSIVE-STATIC", "SR-5-STATE-AWARE", "FULL"])
 def test_rescoring_a_stored_trace_gives_the_engines_metrics(engine: EngineResources, condition: str) -> None:
-    from schemarouter.runtime.engine.metrics import episode_metrics
+    from runtime.engine.metrics import episode_metrics
 
     ranks = engine.condition(condition).retrieval_query != "none"
     for index in range(0, 180, 12):

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, config_hash
-from schemarouter.runtime.run.scope import EpisodeKey, RunScope, Shard, TaskRef
-from schemarouter.runtime.run.store import EpisodeStore
-from schemarouter.runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
-from schemarouter.runtime.scoring.epochs import collapse_epochs, epoch_spread, pass_hat_k
-from schemarouter.runtime.scoring.estimates import estimate
-from schemarouter.runtime.scoring.spec import MetricDef
+from runtime.run.manifest import AgentConfig, FreezeState, config_hash
+from runtime.run.scope import EpisodeKey, RunScope, Shard, TaskRef
+from runtime.run.store import EpisodeStore
+from runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
+from runtime.scoring.epochs import collapse_epochs, epoch_spread, pass_hat_k
+from runtime.scoring.estimates import estimate
+from runtime.scoring.spec import MetricDef
 
 TASKS = tuple(TaskRef(task_id=f"t{i}", stratum="s", language="en") for i in range(3))
 
@@ -157,10 +157,10 @@ def test_a_tasks_epochs_are_one_bootstrap_cluster() -> None:
 
 
 def test_repeated_trials_are_never_the_preregistered_scope() -> None:
-    from schemarouter.compiler import compile_project
+    from compiler import compile_project
+    from runtime.run.request import build_request
+    from runtime.surface import load_surface
     from schemarouter.project import ProjectPaths
-    from schemarouter.runtime.run.request import build_request
-    from schemarouter.runtime.surface import load_surface
 
     paths = ProjectPaths.at(Path(__file__).resolve().parents[1])
     compiled = compile_project(paths, write_manifest=False)

@@ -10,17 +10,17 @@ import pytest
 from extras import require_module
 from typer.testing import CliRunner
 
-from schemarouter.cli.app import app
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.executors.choice import executor_choice
-from schemarouter.runtime.run.executors.local import LocalExecutor
-from schemarouter.runtime.run.executors.ray_cluster import actor_cpus
-from schemarouter.runtime.run.executors.registry import (
+from runtime.core.errors import SchemaRouterError
+from runtime.run.executors.choice import executor_choice
+from runtime.run.executors.local import LocalExecutor
+from runtime.run.executors.ray_cluster import actor_cpus
+from runtime.run.executors.registry import (
     ExecutorOptions,
     executor_codes,
     make_executor,
     register_executor,
 )
+from schemarouter.cli.app import app
 
 
 def test_codes_are_stable_and_local_is_the_process_pool() -> None:
@@ -39,7 +39,7 @@ def test_a_code_is_taken_once() -> None:
     assert "local" in executor_codes()  # discovered first, so the second registration is the one refused
     with pytest.raises(
         SchemaRouterError,
-        match=r"executor 'local' is registered twice: by schemarouter.runtime\.run\.executors\.local and by ",
+        match=r"executor 'local' is registered twice: by runtime\.run\.executors\.local and by ",
     ):
         register_executor("local")(lambda options: LocalExecutor(options))
 
@@ -98,8 +98,8 @@ def test_without_ray_sr_run_refuses_before_making_a_run_directory(
 def test_the_runtime_and_the_cli_never_import_ray_unless_it_is_chosen() -> None:
     code = (
         "import sys\n"
-        "import schemarouter.cli.app, schemarouter.application.run, schemarouter.runtime.run.session\n"
-        "from schemarouter.runtime.run.executors.registry import executor_codes, make_executor\n"
+        "import schemarouter.cli.app, schemarouter.application.run, runtime.run.session\n"
+        "from runtime.run.executors.registry import executor_codes, make_executor\n"
         "make_executor('local')\n"
         "assert executor_codes() == ['local', 'ray']  # every executor module imported\n"
         "assert not any(m == 'ray' or m.startswith('ray.') for m in sys.modules), 'ray imported'\n"

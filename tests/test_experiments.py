@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from compiler.lock_history import history_problems
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model.lock import content_digest
 from schemarouter.cli.app import app
-from schemarouter.compiler.lock_history import history_problems
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.spec_model.lock import content_digest
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
@@ -358,9 +358,9 @@ def test_no_protocol_constant_of_0_14_in_python(package: str) -> None:
 
 
 def test_a_successor_runs_on_its_own_files_and_names_its_lineage(successor: Path, tmp_path: Path) -> None:
+    from runtime.run import load_result_set, read_manifest
+    from runtime.run.resultset import read_terminal_outcomes
     from schemarouter.application.run import RunRequest, run_experiment
-    from schemarouter.runtime.run import load_result_set, read_manifest
-    from schemarouter.runtime.run.resultset import read_terminal_outcomes
 
     root = tmp_path / "run"
     shutil.copytree(successor, root)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass, field
 
-from schemarouter.runtime.exposure import (
+from runtime.exposure import (
     FullCatalog,
     OracleRequired,
     ProgressiveWidening,
     StateRefresh,
     StaticTopK,
 )
-from schemarouter.runtime.state import ObservableState
+from runtime.state import ObservableState
 
 RANKING = tuple(f"r{i:02d}" for i in range(40))
 

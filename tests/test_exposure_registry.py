@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter.compiler.successor import derive_policy_enum
-from schemarouter.errors import SchemaRouterError
+from compiler.successor import derive_policy_enum
+from runtime.core.errors import SchemaRouterError
+from runtime.exposure import PolicyInputs, build_policy, get_policy, policy_kinds
+from runtime.exposure.registry import BUILTIN_ORDER, unregister_policy
+from runtime.spec_model.conditions import ConditionSpec
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.exposure import PolicyInputs, build_policy, get_policy, policy_kinds
-from schemarouter.runtime.exposure.registry import BUILTIN_ORDER, unregister_policy
-from schemarouter.runtime.spec_model.conditions import ConditionSpec
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -25,8 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 KIND_MODULE = '''
 from pydantic import BaseModel, ConfigDict
 
-from schemarouter.runtime.exposure.policies import HeldExposure
-from schemarouter.runtime.exposure.registry import register_policy, needs_initial_k
+from runtime.exposure.policies import HeldExposure
+from runtime.exposure.registry import register_policy, needs_initial_k
 
 
 class RotatedParams(BaseModel):
@@ -103,7 +103,7 @@ def test_the_kinds_params_are_validated_by_its_model(skip_kind: str) -> None:
 
 
 def test_registering_a_taken_kind_is_refused(skip_kind: str) -> None:
-    from schemarouter.runtime.exposure.registry import register_policy
+    from runtime.exposure.registry import register_policy
 
     with pytest.raises(SchemaRouterError, match="registered twice"):
         register_policy("static_topk", retrieval_query="original", ranks=True)(lambda c, i, p: None)  # type: ignore[arg-type,return-value]

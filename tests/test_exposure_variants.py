@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from schemarouter.runtime.exposure import StateRefresh
-from schemarouter.runtime.spec_model.conditions import KeepRule
-from schemarouter.runtime.state import ObservableState
-from schemarouter.runtime.state.declaration import declarations
-from schemarouter.runtime.state.guard import install_guard, installed_guard
+from runtime.exposure import StateRefresh
+from runtime.spec_model.conditions import KeepRule
+from runtime.state import ObservableState
+from runtime.state.declaration import declarations
+from runtime.state.guard import install_guard, installed_guard
 
 ORIGINAL = tuple(f"o{i:02d}" for i in range(40))
 STATE = ObservableState.initial().with_task_incomplete(True)

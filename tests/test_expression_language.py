@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.simulator.expressions import (
+from runtime.core.errors import SchemaRouterError
+from runtime.simulator.expressions import (
     EXPRESSION_MAPS,
     KINDS,
     Context,
@@ -19,7 +19,7 @@ from schemarouter.runtime.simulator.expressions import (
     evaluate,
     expression_schema,
 )
-from schemarouter.runtime.simulator.world import World
+from runtime.simulator.world import World
 
 REPO = Path(__file__).resolve().parents[1]
 

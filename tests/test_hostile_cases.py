@@ -128,7 +128,7 @@ def test_cli_case(
     use_compile_cache(monkeypatch)
     if case.get("no_retry_wait"):
         # Each client binds time.sleep when it is made, so the wait is zeroed where it is computed.
-        monkeypatch.setattr("schemarouter.runtime.agents.http_client.backoff_delay", lambda *_: 0.0)
+        monkeypatch.setattr("runtime.agents.http_client.backoff_delay", lambda *_: 0.0)
     root = cli_project
     if case.get("project") == "empty":
         root = tmp_path / "empty"
@@ -152,12 +152,12 @@ def test_cli_case(
 def test_an_internal_error_is_one_line_and_debug_shows_the_traceback(
     cli_project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import schemarouter.compiler
+    import compiler
 
     def broken(paths: Any) -> Any:
         raise KeyError("a fault of the program")
 
-    monkeypatch.setattr(schemarouter.compiler, "validate_project", broken)
+    monkeypatch.setattr(compiler, "validate_project", broken)
     outcome = run_cli(cli_project, ["validate"])
     assert outcome.exit_code == 1
     assert outcome.lines == [

@@ -12,9 +12,9 @@ import pytest
 from run_support import recorded_project
 from typer.testing import CliRunner
 
+from runtime.report.console import GATE_COLUMNS, print_verdict
+from runtime.report.epochs_text import epoch_lines
 from schemarouter.cli.app import app
-from schemarouter.runtime.report.console import GATE_COLUMNS, print_verdict
-from schemarouter.runtime.report.epochs_text import epoch_lines
 
 
 def _epochs_report(per_epoch: list[float], low: float, high: float) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""schemarouter.jcs writes exactly rfc8785's bytes: on the frozen files and on every edge it routes."""
+"""runtime.core.jcs writes exactly rfc8785's bytes: on the frozen files and on every edge it routes."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import rfc8785
 
-from schemarouter.compiler.yaml_loader import load_yaml_text
-from schemarouter.jcs import dumps
+from compiler.yaml_loader import load_yaml_text
+from runtime.core.jcs import dumps
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from runtime.diagnostics.key_names import KeyNameProbe
+from runtime.engine import run_episode
+from runtime.engine.key_free_notes import key_free_rankings
+from runtime.retrieval import RetrieverSpec
+from runtime.retrieval.index import RetrievalIndex
+from runtime.retrieval.key_free import STATE_AWARE_QUERY, without_key_names
+from runtime.run.engine_port import EngineAdapter, LoadedEngine
+from runtime.run.outcomes import Sink, run_one
+from runtime.run.scope import EpisodeKey
 from schemarouter.application.episode import load_engine
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.diagnostics.key_names import KeyNameProbe
-from schemarouter.runtime.engine import run_episode
-from schemarouter.runtime.engine.key_free_notes import key_free_rankings
-from schemarouter.runtime.retrieval import RetrieverSpec
-from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.key_free import STATE_AWARE_QUERY, without_key_names
-from schemarouter.runtime.run.engine_port import EngineAdapter, LoadedEngine
-from schemarouter.runtime.run.outcomes import Sink, run_one
-from schemarouter.runtime.run.scope import EpisodeKey
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = 100
@@ -72,7 +72,7 @@ def test_recorded_rankings_equal_a_probe_that_searches_itself(resources) -> None
 
 
 def test_the_session_keeps_what_its_workers_recorded(resources, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from schemarouter.runtime.run.store import EpisodeStore
+    from runtime.run.store import EpisodeStore
 
     condition = _state_aware(resources)
     loaded = LoadedEngine(resources=resources, tasks=resources.tasks)

@@ -6,9 +6,9 @@ applicable (null in report.json, n/a where printed), never as the text index's a
 
 from __future__ import annotations
 
-from schemarouter.runtime.diagnostics.build import _refresh_anatomy
-from schemarouter.runtime.diagnostics.episode_facts import EpisodeFacts, RefreshCall, RefreshSlot
-from schemarouter.runtime.diagnostics.key_names import key_names_not_applicable
+from runtime.diagnostics.build import _refresh_anatomy
+from runtime.diagnostics.episode_facts import EpisodeFacts, RefreshCall, RefreshSlot
+from runtime.diagnostics.key_names import key_names_not_applicable
 
 
 class _Probe:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import schemarouter
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.scoring.report_model import Report
+from runtime.core.errors import SchemaRouterError
+from runtime.scoring.report_model import Report
 
 pytestmark = pytest.mark.slow  # a 72-episode pilot and a retrieval evaluation
 

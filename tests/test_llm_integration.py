@@ -15,9 +15,9 @@ import pytest
 from rich.console import Console
 from run_support import frozen_project
 
+from runtime.run.store import EpisodeStore
 from schemarouter.application.diagnostics import explain_run
 from schemarouter.application.run import RunDeps, RunRequest, run_experiment
-from schemarouter.runtime.run.store import EpisodeStore
 
 pytestmark = pytest.mark.llm
 
@@ -28,13 +28,13 @@ if _missing:
         allow_module_level=True,
     )
 
-from schemarouter.application.token_agreement import TOLERANCES, run_agreement  # noqa: E402
-from schemarouter.llm_smoke import (  # noqa: E402
+from schemarouter.application.llm_smoke import (  # noqa: E402
     MODEL_ALIAS,
     SMOKE_CHAT_FORMAT,
     llama_server,
     model_path,
 )
+from schemarouter.application.token_agreement import TOLERANCES, run_agreement  # noqa: E402
 
 
 def _scores(run_dir: Path) -> list[dict[str, object]]:

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from registry_support import scratch
 
-from schemarouter.compiler import compile_project
-from schemarouter.errors import SchemaRouterError
+from compiler import compile_project
+from runtime.core.errors import SchemaRouterError
+from runtime.engine.metrics import registry
+from runtime.engine.metrics.registry import EpisodeView, metric, registered_metrics
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.engine.metrics import registry
-from schemarouter.runtime.engine.metrics.registry import EpisodeView, metric, registered_metrics
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,8 +33,8 @@ def test_components_are_declared_by_their_ratio_metric() -> None:
 
 
 def test_a_new_metric_registers_where_it_is_defined_and_is_computed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from schemarouter.runtime.engine.metrics import episode_metrics
-    from schemarouter.runtime.surface import load_surface
+    from runtime.engine.metrics import episode_metrics
+    from runtime.surface import load_surface
 
     scratch(monkeypatch, registry.METRICS)
 

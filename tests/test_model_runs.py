@@ -16,10 +16,10 @@ from llm_loopback import Loopback, final_answer, loopback
 from run_support import frozen_project
 from typer.testing import CliRunner
 
+from runtime.catalog.io import load_catalog
+from runtime.run.store import EpisodeStore
 from schemarouter.cli.app import app
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.catalog.io import load_catalog
-from schemarouter.runtime.run.store import EpisodeStore
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 

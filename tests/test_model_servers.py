@@ -15,26 +15,26 @@ from typing import Any
 import pytest
 from llm_loopback import Loopback, loopback
 
-from schemarouter.runtime.agents.http_client import (
+from runtime.agents.http_client import (
     ChatClient,
     ModelServerError,
     Transport,
     backoff_delay,
     retry_after_seconds,
 )
-from schemarouter.runtime.agents.model_cache import ModelCallCache
-from schemarouter.runtime.agents.openai_agent import (
+from runtime.agents.model_cache import ModelCallCache
+from runtime.agents.openai_agent import (
     OpenAIAgent,
     OpenAISettings,
     build_request,
     epoch_seed,
     openai_agent_from,
 )
-from schemarouter.runtime.agents.protocol import AgentView, BadOutput, CannotProceed, FinalAnswer, ToolCall
-from schemarouter.runtime.agents.server_templates import template_warnings
-from schemarouter.runtime.agents.transcript import TOOLS_HEADER
-from schemarouter.runtime.catalog.model import Endpoint, FieldSpec
-from schemarouter.runtime.prompt import HistoryEntry, build_prompt
+from runtime.agents.protocol import AgentView, BadOutput, CannotProceed, FinalAnswer, ToolCall
+from runtime.agents.server_templates import template_warnings
+from runtime.agents.transcript import TOOLS_HEADER
+from runtime.catalog.model import Endpoint, FieldSpec
+from runtime.prompt import HistoryEntry, build_prompt
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 

@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 import pytest
 from llm_loopback import send_json, serving
 
-from schemarouter.runtime.agents.model_cache import ModelCallCache, request_key, serialize_request
-from schemarouter.runtime.agents.openai_agent import (
+from runtime.agents.model_cache import ModelCallCache, request_key, serialize_request
+from runtime.agents.openai_agent import (
     ModelServerError,
     OpenAIAgent,
     OpenAISettings,
@@ -25,9 +25,9 @@ from schemarouter.runtime.agents.openai_agent import (
     openai_agent_from,
     parse_response,
 )
-from schemarouter.runtime.agents.protocol import AgentView, BadOutput, FinalAnswer, ToolCall
-from schemarouter.runtime.catalog.model import Endpoint, FieldSpec
-from schemarouter.runtime.prompt import HistoryEntry, build_prompt
+from runtime.agents.protocol import AgentView, BadOutput, FinalAnswer, ToolCall
+from runtime.catalog.model import Endpoint, FieldSpec
+from runtime.prompt import HistoryEntry, build_prompt
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llm"
 NAMES = {"geo_geocode", "weather_forecast_daily"}
@@ -256,9 +256,9 @@ def test_corrupt_cache_entry_is_dropped_not_used(server: str, tmp_path: Path) ->
 
 
 def test_run_options_reach_the_openai_agent() -> None:
+    from runtime.engine import EngineResources
     from schemarouter.application.episode import load_engine
     from schemarouter.project import ProjectPaths
-    from schemarouter.runtime.engine import EngineResources
 
     root = ProjectPaths.at(Path(__file__).resolve().parents[1])
     base = load_engine(paths=root, catalog_sizes=(100,), agent="openai")

@@ -1,4 +1,5 @@
-"""The distribution maps compiler/ and runtime/ under schemarouter and takes no generic top-level names."""
+"""The distribution's packages are found, never listed: schemarouter, compiler and runtime (ARCHITECTURE.md,
+"Import names"), each imported from this checkout."""
 
 from __future__ import annotations
 
@@ -9,49 +10,36 @@ import tomllib
 import pytest
 from spec_support import REPO
 
-MAPPED_DIRS = {
-    "schemarouter": "schemarouter",
-    "compiler": "schemarouter.compiler",
-    "runtime": "schemarouter.runtime",
-}
+TOP_LEVEL = ("schemarouter", "compiler", "runtime")
 
 
 def _setuptools() -> dict:
     return tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
 
 
-def test_package_dirs_map_under_schemarouter() -> None:
-    assert _setuptools()["package-dir"] == {
-        "schemarouter": "schemarouter",
-        "schemarouter.compiler": "compiler",
-        "schemarouter.runtime": "runtime",
-    }
+def test_packages_are_found_not_listed() -> None:
+    setuptools = _setuptools()
+    assert "package-dir" not in setuptools and not isinstance(setuptools["packages"], list)
+    assert sorted(setuptools["packages"]["find"]["include"]) == sorted(f"{top}*" for top in TOP_LEVEL)
 
 
-def test_every_package_directory_is_listed() -> None:
-    listed = set(_setuptools()["packages"])
-    expected = set()
-    for top, package in MAPPED_DIRS.items():
-        for init in (REPO / top).rglob("__init__.py"):
-            relative = init.parent.relative_to(REPO / top)
-            if any(part.startswith(".") or part == "__pycache__" for part in relative.parts):
-                continue
-            expected.add(".".join([package, *relative.parts]))
-    missing = sorted(expected - listed)
-    assert not missing, f"add to pyproject.toml [tool.setuptools] packages: {missing}"
-    stale = sorted(listed - expected)
-    assert not stale, f"listed in pyproject.toml but no such package directory: {stale}"
-
-
-@pytest.mark.parametrize("name", ["compiler", "runtime"])
-def test_generic_top_level_names_are_not_importable(tmp_path, name: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", f"import {name}"], capture_output=True, text=True, cwd=tmp_path
+def test_every_package_directory_is_a_package() -> None:
+    """A folder of Python modules without __init__.py would not be found (and would not install)."""
+    missing = sorted(
+        str(folder.relative_to(REPO))
+        for top in TOP_LEVEL
+        for folder in [REPO / top, *(p for p in (REPO / top).rglob("*") if p.is_dir())]
+        if "__pycache__" not in folder.parts
+        and any(folder.glob("*.py"))
+        and not (folder / "__init__.py").is_file()
     )
-    assert done.returncode != 0 and "ModuleNotFoundError" in done.stderr
+    assert missing == [], f"add an __init__.py to: {missing}"
 
 
-def test_mapped_packages_import_under_schemarouter(tmp_path) -> None:
-    code = "import schemarouter.compiler, schemarouter.runtime.spec_model, schemarouter.cli.app"
+@pytest.mark.parametrize("name", TOP_LEVEL)
+def test_top_level_packages_import_from_this_checkout(tmp_path, name: str) -> None:
+    """The generic names compiler and runtime are this project's, not another distribution's."""
+    code = f"import {name}, pathlib; print(pathlib.Path({name}.__file__).resolve().parent.parent)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(REPO.resolve())

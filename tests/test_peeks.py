@@ -13,8 +13,8 @@ from run_support import copy_project
 from test_dev_surface import experiments_copy
 from typer.testing import CliRunner
 
+from compiler.peeks import KEY, read_peeks
 from schemarouter.cli.app import app
-from schemarouter.compiler.peeks import KEY, read_peeks
 from schemarouter.project import ProjectPaths
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)

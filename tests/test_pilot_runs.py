@@ -12,10 +12,10 @@ import pytest
 from test_dev_surface import EXAMPLE, experiments_copy
 from typer.testing import CliRunner
 
+from runtime.core.errors import SchemaRouterError
+from runtime.report.golden import golden_payloads
+from runtime.scoring import report_json
 from schemarouter.cli.app import app
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.report.golden import golden_payloads
-from schemarouter.runtime.scoring import report_json
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 

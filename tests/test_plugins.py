@@ -88,7 +88,7 @@ def test_the_plugin_strategy_is_registered_with_its_distribution(
 ) -> None:
     env, _, _ = plugged
     probe = (
-        "from schemarouter.runtime.retrieval.strategy import STRATEGIES\n"
+        "from runtime.retrieval.strategy import STRATEGIES\n"
         "e = STRATEGIES.entry('state_values')\n"
         "print(e.origin.module, e.origin.distribution.name, e.origin.distribution.version)\n"
     )

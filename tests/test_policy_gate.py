@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from schemarouter.runtime.catalog.model import Endpoint, FieldSpec
-from schemarouter.runtime.policy import Allow, Deny, PolicyGate, grant_covers, recompute_integrity
-from schemarouter.runtime.policy.audit import decide
-from schemarouter.runtime.policy.integrity import AttemptView
+from runtime.authorization import Allow, Deny, PolicyGate, grant_covers, recompute_integrity
+from runtime.authorization.attempt_audit import decide
+from runtime.authorization.integrity import AttemptView
+from runtime.catalog.model import Endpoint, FieldSpec
 
 
 @dataclass(frozen=True)
@@ -169,8 +169,8 @@ def test_integrity_recomputed_from_audit_records() -> None:
 
 def test_policy_package_never_imports_retrieval() -> None:
     code = (
-        "import sys, schemarouter.runtime.policy as p; "
-        "bad = [m for m in sys.modules if m.startswith('schemarouter.runtime.retrieval') or m == 'tantivy']; "
+        "import sys, runtime.authorization as p; "
+        "bad = [m for m in sys.modules if m.startswith('runtime.retrieval') or m == 'tantivy']; "
         "print(bad); sys.exit(1 if bad else 0)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -17,14 +17,10 @@ import pytest
 from test_dev_surface import experiments_copy
 from typer.testing import CliRunner
 
-from schemarouter.application.freeze import FreezeRequest, freeze_experiment
-from schemarouter.application.preflight import PreflightRequest, run_preflight
-from schemarouter.cli.app import app
-from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
-from schemarouter.runtime.scoring.bootstrap import TaskLayout, resample_counts, resample_indices
-from schemarouter.runtime.scoring.estimates import estimate
-from schemarouter.runtime.scoring.feasibility import (
+from runtime.core.errors import SchemaRouterError
+from runtime.scoring.bootstrap import TaskLayout, resample_counts, resample_indices
+from runtime.scoring.estimates import estimate
+from runtime.scoring.feasibility import (
     Bound,
     assess,
     minimum_detectable_difference,
@@ -32,21 +28,25 @@ from schemarouter.runtime.scoring.feasibility import (
     verdict,
     worst,
 )
-from schemarouter.runtime.scoring.protocol_bounds import (
+from runtime.scoring.protocol_bounds import (
     BarePoints,
     best_at_bare,
     nothing_beyond_query,
     recovery_ceiling,
     task_pass_ceiling,
 )
-from schemarouter.runtime.scoring.spec import (
+from runtime.scoring.spec import (
     BootstrapDef,
     CriterionDef,
     GateDef,
     MetricDef,
     ScoringSpec,
 )
-from schemarouter.runtime.spec_model.lock import lock_json, read_lock
+from runtime.spec_model.lock import lock_json, read_lock
+from schemarouter.application.freeze import FreezeRequest, freeze_experiment
+from schemarouter.application.preflight import PreflightRequest, run_preflight
+from schemarouter.cli.app import app
+from schemarouter.project import ProjectPaths
 
 pytestmark = pytest.mark.slow  # pilots: scheduled first (tests/conftest.py)
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from runtime.catalog.io import catalog_digest, load_catalog, load_catalog_with_digest
+from runtime.catalog.model import Catalog, Endpoint
+from runtime.prompt import ExposedTools, HistoryEntry, Prompt, ToolSchemas, build_prompt
+from runtime.tokens import TokenCounter, TokenizerConfig, load_tokenizer
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.catalog.io import catalog_digest, load_catalog, load_catalog_with_digest
-from schemarouter.runtime.catalog.model import Catalog, Endpoint
-from schemarouter.runtime.prompt import ExposedTools, HistoryEntry, Prompt, ToolSchemas, build_prompt
-from schemarouter.runtime.tokens import TokenCounter, TokenizerConfig, load_tokenizer
 
 ROOT = ProjectPaths.at(Path(__file__).resolve().parents[1])
 

@@ -39,10 +39,10 @@ from ray_support import (
 from run_support import recorded_project
 from typer.testing import CliRunner
 
+from compiler import compile_project
+from runtime.run import read_manifest
 from schemarouter.cli.app import app
-from schemarouter.compiler import compile_project
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.run import read_manifest
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 

@@ -1,4 +1,4 @@
-"""The one registry mechanism (schemarouter/registry.py): one duplicate rule naming both sources, one
+"""The one registry mechanism (runtime/core/registry.py): one duplicate rule naming both sources, one
 lookup error, discovery of installed packages' entry points with their distribution recorded."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.registry import Distribution, Registry, distribution_of
+from runtime.core.errors import SchemaRouterError
+from runtime.core.registry import Distribution, Registry, distribution_of
 
 
 def test_a_name_is_taken_once_and_the_error_names_both_sources() -> None:
@@ -95,7 +95,7 @@ def test_our_own_modules_are_never_attributed_to_a_plugin(
     monkeypatch.setattr(sys.modules[__name__], "MIXED", registry, raising=False)
     body = (
         f"import {__name__} as host\n"
-        "host.MIXED.add('builtin_like', 1, module='schemarouter.runtime.somewhere')\n"
+        "host.MIXED.add('builtin_like', 1, module='runtime.somewhere')\n"
         "host.MIXED.add('bolt', 2, module=__name__)\n"
     )
     _fake_distribution(tmp_path, "schemarouter.test_widgets_mixed", "bolt", "sr_widgets_mixed_mod", body)

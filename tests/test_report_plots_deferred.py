@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.report import publish
-from schemarouter.runtime.report.plots import PLOT_FILES
+from runtime.core.errors import SchemaRouterError
+from runtime.report import publish
+from runtime.report.plots import PLOT_FILES
 
 
 @pytest.mark.parametrize(
-    "module", ["schemarouter.runtime.report.publish", "schemarouter.application.run", "schemarouter.cli.app"]
+    "module", ["runtime.report.publish", "schemarouter.application.run", "schemarouter.cli.app"]
 )
 def test_importing_does_not_load_matplotlib(module: str) -> None:
     code = f"import sys, {module}; sys.exit(1 if 'matplotlib' in sys.modules else 0)"

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from registry_support import scratch
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.report import section_registry
-from schemarouter.runtime.report.markdown import render_markdown
-from schemarouter.runtime.report.section_registry import SectionContext, registered_sections, report_section
+from runtime.core.errors import SchemaRouterError
+from runtime.report import section_registry
+from runtime.report.markdown import render_markdown
+from runtime.report.section_registry import SectionContext, registered_sections, report_section
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from retrieval_support import frozen_spec, toy_index
 from retrieval_toy_catalog import TOY_CATALOG
 
-from schemarouter.runtime.retrieval.analyzers import (
+from runtime.retrieval.analyzers import (
     IdentifierAnalyzer,
     NgramAnalyzer,
     make_analyzer,
     sanitize,
 )
-from schemarouter.runtime.retrieval.document import source_text
-from schemarouter.runtime.retrieval.spec import CharNgrams, Identifier, StemmedWords
+from runtime.retrieval.document import source_text
+from runtime.retrieval.spec import CharNgrams, Identifier, StemmedWords
 
 
 def test_identifier_keeps_whole_and_parts() -> None:

@@ -8,9 +8,9 @@ import pytest
 from retrieval_support import frozen_spec, geocoded, toy_index
 from retrieval_toy_catalog import TOY_CATALOG
 
-from schemarouter.runtime.retrieval import RetrievalCall, RetrievalIndex, StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.retrieval.call import RetrievalCall as CallModel
-from schemarouter.runtime.state import ContractViolation, ObservableState
+from runtime.retrieval import RetrievalCall, RetrievalIndex, StateAwareRetriever, StaticRetriever
+from runtime.retrieval.call import RetrievalCall as CallModel
+from runtime.state import ContractViolation, ObservableState
 
 
 def test_static_rank_takes_a_query_and_a_depth_only() -> None:

@@ -9,11 +9,11 @@ import pytest
 from retrieval_toy_catalog import TOY_CATALOG
 from typer.testing import CliRunner
 
+from runtime.catalog.io import catalog_path, dump_catalog
+from runtime.catalog.model import Catalog
+from runtime.retrieval.synthetic import scaled_endpoints
+from runtime.state import ObservableState
 from schemarouter.cli.app import app
-from schemarouter.runtime.catalog.io import catalog_path, dump_catalog
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
-from schemarouter.runtime.state import ObservableState
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 

@@ -10,13 +10,13 @@ from extras import require_module
 from retrieval_support import frozen_spec, geocoded, toy_index
 from retrieval_toy_catalog import TOY_CATALOG
 
-from schemarouter.runtime.retrieval import StateAwareRetriever, StaticRetriever, build_strategy
-from schemarouter.runtime.retrieval.index import Ranking
-from schemarouter.runtime.retrieval.strategies import _encoder
-from schemarouter.runtime.retrieval.strategies._reading import TypedState
-from schemarouter.runtime.retrieval.strategies.dense import document_text, state_words, words
-from schemarouter.runtime.retrieval.strategies.hybrid import fuse
-from schemarouter.runtime.state import ObservableState
+from runtime.retrieval import StateAwareRetriever, StaticRetriever, build_strategy
+from runtime.retrieval.index import Ranking
+from runtime.retrieval.strategies import _encoder
+from runtime.retrieval.strategies._reading import TypedState
+from runtime.retrieval.strategies.dense import document_text, state_words, words
+from runtime.retrieval.strategies.hybrid import fuse
+from runtime.state import ObservableState
 
 
 def test_identifiers_are_written_as_words() -> None:
@@ -95,7 +95,7 @@ def test_dense_and_hybrid_through_the_entry_points(tmp_path: Path) -> None:
 
 
 def test_dense_params_are_validated() -> None:
-    from schemarouter.errors import SchemaRouterError
+    from runtime.core.errors import SchemaRouterError
 
     with pytest.raises(SchemaRouterError, match=r"strategy\.params\.document"):
         build_strategy("dense", TOY_CATALOG, index=toy_index(), params={"document": ["behavior"]})

@@ -11,8 +11,8 @@ from pathlib import Path
 from retrieval_support import frozen_spec, toy_index, twins
 from retrieval_toy_catalog import TOY_CATALOG
 
-from schemarouter.runtime.retrieval import RetrievalIndex, StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.state import ObservableState
+from runtime.retrieval import RetrievalIndex, StateAwareRetriever, StaticRetriever
+from runtime.state import ObservableState
 
 QUERIES = (
     "What will the weather be tomorrow at the Eiffel Tower?",

@@ -12,16 +12,16 @@ import pytest
 from extras import require_module
 from typer.testing import CliRunner
 
+from runtime.core.errors import SchemaRouterError
+from runtime.retrieval.evaluation import estimate, query_metrics, resample_matrix
+from runtime.retrieval.spec import RetrieverSpec
+from runtime.retrieval.strategy import strategy_codes
 from schemarouter.application.catalog_import import import_catalog
 from schemarouter.application.retrieval_io import compiled_experiment
 from schemarouter.application.retrieval_queries import read_queries
 from schemarouter.application.retrieval_strategies import one_strategy
 from schemarouter.cli.app import app
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.retrieval.evaluation import estimate, query_metrics, resample_matrix
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
-from schemarouter.runtime.retrieval.strategy import strategy_codes
 
 require_module("openapi_spec_validator", extra="catalog-import")
 require_module("mcp.types", extra="catalog-import")
@@ -80,7 +80,7 @@ HAND_WRITTEN = [
 
 @pytest.mark.parametrize(("catalog", "query", "expected"), HAND_WRITTEN)
 def test_hand_written_queries_find_their_operation_in_the_top_5(files, spec, catalog, query, expected):
-    from schemarouter.runtime.catalog.io import load_catalog_file
+    from runtime.catalog.io import load_catalog_file
 
     built = one_strategy(load_catalog_file(files[catalog])[0], spec, None)
     top5 = built.static.rank(query, 5).route_ids
@@ -158,7 +158,7 @@ def _queries(tmp_path: Path, *lines: str) -> Path:
 
 
 def test_a_bad_query_file_is_one_line_per_problem(files, tmp_path):
-    from schemarouter.runtime.catalog.io import load_catalog_file
+    from runtime.catalog.io import load_catalog_file
 
     catalog = load_catalog_file(files["openapi"])[0]
     path = _queries(
@@ -198,7 +198,7 @@ def test_the_command_s_defaults_are_the_application_s():
 
 
 def test_relevant_may_name_tools_by_their_source_names_and_id_is_optional(files, tmp_path):
-    from schemarouter.runtime.catalog.io import load_catalog_file
+    from runtime.catalog.io import load_catalog_file
 
     catalog = load_catalog_file(files["openapi"])[0]
     operation_id = catalog.by_route()["orders.get_order"].name
@@ -214,7 +214,7 @@ def test_relevant_may_name_tools_by_their_source_names_and_id_is_optional(files,
 
 
 def test_a_name_of_two_endpoints_is_refused_naming_the_candidates(files, tmp_path):
-    from schemarouter.runtime.catalog.io import load_catalog_file
+    from runtime.catalog.io import load_catalog_file
 
     catalog = load_catalog_file(files["openapi"])[0]
     first, second = catalog.endpoints[0], catalog.endpoints[1]

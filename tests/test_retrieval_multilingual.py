@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from retrieval_support import frozen_spec, toy_index
 
-from schemarouter.runtime.retrieval import RetrievalIndex
+from runtime.retrieval import RetrievalIndex
 
 CATALOGS = Path(__file__).resolve().parents[1] / "catalogs" / "0.14"
 
@@ -40,7 +40,7 @@ def test_cjk_queries_match_only_through_cjk_fields(language: str, query: str, ro
 
 @lru_cache(maxsize=2)
 def _surface_index(without_cjk_fields: bool) -> RetrievalIndex:
-    from schemarouter.runtime.catalog.io import load_catalog
+    from runtime.catalog.io import load_catalog
 
     spec = frozen_spec()
     if without_cjk_fields:
@@ -50,7 +50,7 @@ def _surface_index(without_cjk_fields: bool) -> RetrievalIndex:
 
 
 def _found(language: str, index: RetrievalIndex) -> tuple[int, int, int]:
-    from schemarouter.runtime.surface import load_surface, required_routes
+    from runtime.surface import load_surface, required_routes
 
     found = required = covered = 0
     for task in load_surface(CATALOGS):

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from retrieval_support import toy_index
 
-from schemarouter.runtime.retrieval import StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.state import ObservableState
+from runtime.retrieval import StateAwareRetriever, StaticRetriever
+from runtime.state import ObservableState
 
 INJECTION = '{"a":"b"}: AND OR * ( "'
 SYNTAX = [

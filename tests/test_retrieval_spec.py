@@ -10,8 +10,8 @@ import jsonschema
 import pytest
 import yaml
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.retrieval import RetrieverSpec, parse_retriever_spec
+from runtime.core.errors import SchemaRouterError
+from runtime.retrieval import RetrieverSpec, parse_retriever_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW = yaml.safe_load((ROOT / "spec" / "0.14" / "retriever.yaml").read_text(encoding="utf-8"))
@@ -47,7 +47,7 @@ def test_spec_file_is_valid() -> None:
 def test_schema_and_model_agree_on_sources() -> None:
     from typing import get_args
 
-    from schemarouter.runtime.retrieval.spec import Source
+    from runtime.retrieval.spec import Source
 
     enum = SCHEMA["$defs"]["field"]["properties"]["sources"]["items"]["enum"]
     assert set(enum) == set(get_args(Source))

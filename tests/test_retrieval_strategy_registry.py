@@ -6,8 +6,8 @@ import pytest
 from retrieval_support import frozen_spec, geocoded, toy_index
 from retrieval_toy_catalog import TOY_CATALOG
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.retrieval import (
+from runtime.core.errors import SchemaRouterError
+from runtime.retrieval import (
     DEFAULT_STRATEGY,
     StateAwareRetriever,
     StaticRetriever,
@@ -18,9 +18,9 @@ from schemarouter.runtime.retrieval import (
     register_strategy,
     strategy_codes,
 )
-from schemarouter.runtime.retrieval.index import Ranking
-from schemarouter.runtime.retrieval.strategy import StrategyContext, strategy_of
-from schemarouter.runtime.state import ObservableState
+from runtime.retrieval.index import Ranking
+from runtime.retrieval.strategy import StrategyContext, strategy_of
+from runtime.state import ObservableState
 
 QUERIES = ("weather tomorrow in Paris", "refund an order", "天気", "", "a:b AND {x}")
 

@@ -8,11 +8,11 @@ import pytest
 from retrieval_support import frozen_spec, geocoded
 from retrieval_toy_catalog import TOY_CATALOG
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.retrieval import RetrievalIndex, StateAwareRetriever, build_strategy
-from schemarouter.runtime.retrieval.strategies._reading import TypedState
-from schemarouter.runtime.simulator.result import ToolResult
-from schemarouter.runtime.state import ObservableState
+from runtime.core.errors import SchemaRouterError
+from runtime.retrieval import RetrievalIndex, StateAwareRetriever, build_strategy
+from runtime.retrieval.strategies._reading import TypedState
+from runtime.simulator.result import ToolResult
+from runtime.state import ObservableState
 
 ENDPOINTS = tuple(
     e.model_copy(update={"description": "Use after AUTH_EXPIRED from commerce endpoints."})

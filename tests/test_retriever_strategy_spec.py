@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schemarouter.compiler.checks_retriever import check_strategy
-from schemarouter.compiler.semantic_view import SpecView
-from schemarouter.compiler.yaml_loader import load_yaml_text
+from compiler.checks_retriever import check_strategy
+from compiler.semantic_view import SpecView
+from compiler.yaml_loader import load_yaml_text
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = (ROOT / "spec" / "0.14" / "retriever.yaml").read_text(encoding="utf-8")

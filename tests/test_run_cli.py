@@ -11,16 +11,16 @@ from run_fake_engine import FakeEngine, fake_tasks
 from run_support import copy_project, frozen_project
 from typer.testing import CliRunner
 
-from schemarouter.application import reference as reference_app
+from compiler import compile_project
+from runtime.report.golden import check_golden
+from runtime.run import read_manifest
+from runtime.spec_model import read_lock
+from schemarouter.application import reference_run as reference_app
 from schemarouter.application import run as run_app
-from schemarouter.application.reference import GoldenRequest
+from schemarouter.application.reference_run import GoldenRequest
 from schemarouter.application.run import RunDeps, RunRequest, run_experiment
 from schemarouter.cli.app import app
-from schemarouter.compiler import compile_project
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.golden import check_golden
-from schemarouter.runtime.run import read_manifest
-from schemarouter.runtime.spec_model import read_lock
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
@@ -162,7 +162,7 @@ def test_draft_runs_are_refused_unless_asked_for_and_never_scored(tmp_path: Path
 
 
 def test_scoring_refuses_a_freeze_hash_other_than_the_current_lock(tmp_path: Path) -> None:
-    from schemarouter.compiler import freeze_project
+    from compiler import freeze_project
 
     paths = frozen_project(tmp_path)
     compiled = compile_project(paths)
@@ -198,7 +198,7 @@ def test_report_json_follows_its_documented_schema(full_runs: dict) -> None:
 
     import jsonschema
 
-    from schemarouter.runtime.scoring import report_json
+    from runtime.scoring import report_json
 
     schema_path = Path(report_json.__file__).with_name("report.schema.json")
     schema = json.loads(schema_path.read_text())
@@ -226,7 +226,7 @@ def test_golden_update_then_check_and_hand_edits_are_caught(full_runs: dict, tmp
     code, output = sr(paths, "golden", "--check", "--run-dir", full_runs["first"])
     assert code == 1 and "edited by hand" in output
 
-    from schemarouter.runtime.report.golden import HASH_KEY, content_hash
+    from runtime.report.golden import HASH_KEY, content_hash
 
     points_file = paths.golden_dir / "metric_points.json"
     data = json.loads(points_file.read_text())
@@ -293,8 +293,8 @@ def test_sr_golden_runs_in_a_scratch_copy_and_never_records_scoring(
 def test_after_the_first_scoring_freeze_refuses_a_state_contract_change(
     project: ProjectPaths, full_runs: dict
 ) -> None:
-    from schemarouter.compiler import freeze_project
-    from schemarouter.errors import SchemaRouterError
+    from compiler import freeze_project
+    from runtime.core.errors import SchemaRouterError
 
     assert read_lock(project.lock_file).scoring_started is not None
     contract = project.spec_dir / "state_contract.yaml"

@@ -27,9 +27,9 @@ from llm_loopback import Loopback, loopback
 from run_support import frozen_project
 from typer.testing import CliRunner
 
+from runtime.run.store import STORE_FILE, EpisodeStore
 from schemarouter.cli.app import app
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.run.store import STORE_FILE, EpisodeStore
 
 pytestmark = pytest.mark.slow  # several runs of a hundred episodes each
 
@@ -221,7 +221,7 @@ def test_sigkill_at_n32_then_resume_commits_every_episode_once(project: ProjectP
 def _write_entries(path: str, worker: int) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from schemarouter.runtime.agents.model_cache import ModelCallCache, ServerScope, serialize_request
+    from runtime.agents.model_cache import ModelCallCache, ServerScope, serialize_request
 
     cache = ModelCallCache(Path(path))
     scope = ServerScope(base_url="http://127.0.0.1:1/v1", model="m")
@@ -240,7 +240,7 @@ def test_the_model_call_cache_takes_concurrent_writers(tmp_path: Path) -> None:
     """Four processes of eight threads each write and read back one file at once (WAL, busy timeout)."""
     import multiprocessing
 
-    from schemarouter.runtime.agents.model_cache import ModelCallCache
+    from runtime.agents.model_cache import ModelCallCache
 
     path = str(tmp_path / "calls.sqlite")
     context = multiprocessing.get_context("fork")

@@ -14,9 +14,9 @@ from pathlib import Path
 from run_fake_engine import FakeEngine, full_scope
 from run_support import execute, request, score
 
-from schemarouter.runtime.run import RunScope, read_manifest
-from schemarouter.runtime.run.resultset import load_result_set
-from schemarouter.runtime.run.store import STORE_FILE, EpisodeStore
+from runtime.run import RunScope, read_manifest
+from runtime.run.resultset import load_result_set
+from runtime.run.store import STORE_FILE, EpisodeStore
 
 TESTS = Path(__file__).resolve().parent
 

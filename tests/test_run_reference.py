@@ -12,18 +12,18 @@ import numpy as np
 import pytest
 from run_support import REPO, recorded_project
 
+from compiler import compile_project
+from runtime.report.golden import check_golden
+from runtime.run import EngineAdapter, EngineSetup, load_result_set
+from runtime.run.engine_port import episode_record
+from runtime.run.resultset import read_terminal_outcomes
+from runtime.run.store import EpisodeStore
+from runtime.scoring import ScoringSpec
+from runtime.scoring.bootstrap import resample_indices, task_layout
+from runtime.scoring.estimates import round_sig
+from runtime.scoring.spec import MetricDef
 from schemarouter.application.run import RunRequest, run_experiment
-from schemarouter.compiler import compile_project
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.golden import check_golden
-from schemarouter.runtime.run import EngineAdapter, EngineSetup, load_result_set
-from schemarouter.runtime.run.engine_port import episode_record
-from schemarouter.runtime.run.resultset import read_terminal_outcomes
-from schemarouter.runtime.run.store import EpisodeStore
-from schemarouter.runtime.scoring import ScoringSpec
-from schemarouter.runtime.scoring.bootstrap import resample_indices, task_layout
-from schemarouter.runtime.scoring.estimates import round_sig
-from schemarouter.runtime.scoring.spec import MetricDef
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from run_fake_engine import fake_tasks, full_scope, scoring_spec
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.scope import Shard, select_catalogs, select_conditions, select_tasks
+from runtime.core.errors import SchemaRouterError
+from runtime.run.scope import Shard, select_catalogs, select_conditions, select_tasks
 
 SPEC = scoring_spec()
 STRATA = list(zip(SPEC.strata, SPEC.stratum_codes, strict=True))

@@ -10,11 +10,11 @@ import pytest
 from run_fake_engine import FakeEngine
 from run_support import execute, request, small_scope
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run import EpisodeKey, Shard, read_manifest
-from schemarouter.runtime.run.resultset import load_result_set, read_terminal_outcomes
-from schemarouter.runtime.run.rundir import SessionLock, open_run_dir
-from schemarouter.runtime.run.store import EpisodeStore
+from runtime.core.errors import SchemaRouterError
+from runtime.run import EpisodeKey, Shard, read_manifest
+from runtime.run.resultset import load_result_set, read_terminal_outcomes
+from runtime.run.rundir import SessionLock, open_run_dir
+from runtime.run.store import EpisodeStore
 
 
 def _metrics_by_key(run_dir: Path) -> dict[EpisodeKey, dict]:

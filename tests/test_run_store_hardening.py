@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from hostile_support import make_project, run_cli
 
-from schemarouter.atomic_write import write_text_atomic
+from runtime.core.atomic_write import write_text_atomic
 
 SR = Path(sys.executable).with_name("sr")
 # ``path.with_name(f".{path.name}.tmp")`` and its per-process variant ``.tmp-{os.getpid()}``.

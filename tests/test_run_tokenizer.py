@@ -9,9 +9,9 @@ from pathlib import Path
 from rich.console import Console
 from run_support import frozen_project
 
+from runtime.engine.trace import EpisodeTrace, read_trace
+from runtime.run.store import EpisodeStore
 from schemarouter.application.run import RunDeps, RunRequest, run_experiment
-from schemarouter.runtime.engine.trace import EpisodeTrace, read_trace
-from schemarouter.runtime.run.store import EpisodeStore
 
 
 def _word_tokenizer(path: Path) -> None:

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from schemarouter.compiler import schema_validation as sv
-from schemarouter.compiler.json_loader import load_json_text
-from schemarouter.compiler.yaml_loader import load_yaml_text
+from compiler import schema_validation as sv
+from compiler.json_loader import load_json_text
+from compiler.yaml_loader import load_yaml_text
 
 SCHEMA: dict[str, Any] = {
     "$schema": sv.DRAFT_2020_12,

@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from schemarouter.runtime.run.scope import TaskRef
-from schemarouter.runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
-from schemarouter.runtime.scoring.estimates import Estimates, estimate
-from schemarouter.runtime.scoring.spec import MetricDef
+from runtime.run.scope import TaskRef
+from runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
+from runtime.scoring.estimates import Estimates, estimate
+from runtime.scoring.spec import MetricDef
 
 CONDITIONS = ("T", "C")
 CATALOGS = (1, 2)

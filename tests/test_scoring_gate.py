@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from run_fake_engine import scoring_spec
 
-from schemarouter.runtime.run.scope import TaskRef
-from schemarouter.runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
-from schemarouter.runtime.scoring.estimates import estimate
-from schemarouter.runtime.scoring.gate import GateResult, evaluate_gate
+from runtime.run.scope import TaskRef
+from runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
+from runtime.scoring.estimates import estimate
+from runtime.scoring.success_gate import GateResult, evaluate_gate
 
 SPEC = scoring_spec()
 T, C = SPEC.gate.treatment, SPEC.gate.comparator

@@ -10,10 +10,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from spec_support import edit, make_project, write
 
+from compiler import compile_project, freeze_project
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model import CompiledSpec, load_compiled, read_lock
 from schemarouter.application.schemas import load_schema, stale_schemas
-from schemarouter.compiler import compile_project, freeze_project
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.spec_model import CompiledSpec, load_compiled, read_lock
 
 
 def test_without_a_lock_compiles_a_draft(tmp_path) -> None:
@@ -100,7 +100,7 @@ def test_manifest_is_deterministic_and_fits_its_checked_in_schema(tmp_path) -> N
     first = paths.compiled_manifest.read_bytes()
     compile_project(paths)
     assert paths.compiled_manifest.read_bytes() == first
-    schema = load_schema("schemarouter.runtime", "spec_model/compiled_manifest.schema.json")
+    schema = load_schema("runtime", "spec_model/compiled_manifest.schema.json")
     errors = list(Draft202012Validator(schema).iter_errors(json.loads(first)))
     assert errors == []
 
@@ -126,10 +126,10 @@ def test_the_runtime_reads_the_manifest_without_the_compiler(tmp_path) -> None:
     compile_project(paths)
     code = (
         "import sys; from pathlib import Path\n"
-        "from schemarouter.runtime.spec_model import load_compiled\n"
+        "from runtime.spec_model import load_compiled\n"
         f"spec = load_compiled(Path({str(paths.compiled_manifest)!r}))\n"
         "assert spec.draft\n"
-        "assert not any(m.startswith('schemarouter.compiler') for m in sys.modules), 'compiler imported'\n"
+        "assert not any(m.startswith('compiler') for m in sys.modules), 'compiler imported'\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0, done.stderr

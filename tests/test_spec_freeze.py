@@ -9,12 +9,12 @@ from datetime import UTC, datetime
 import pytest
 from spec_support import edit, make_project, write
 
-from schemarouter.compiler import compile_project, freeze_project, record_scoring_started, verify_project
-from schemarouter.compiler.canonical import fingerprint, jcs, root_digest, sha256_hex
-from schemarouter.compiler.frozen_files import frozen_paths
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.spec_model import FileDigest, read_lock, scoring_started
-from schemarouter.runtime.spec_model.lock import content_digest
+from compiler import compile_project, freeze_project, record_scoring_started, verify_project
+from compiler.canonical import fingerprint, jcs, root_digest, sha256_hex
+from compiler.frozen_files import frozen_paths
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model import FileDigest, read_lock, scoring_started
+from runtime.spec_model.lock import content_digest
 
 CATALOG = json.dumps(
     {

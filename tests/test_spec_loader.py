@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from schemarouter.compiler.issues import Position
-from schemarouter.compiler.json_loader import load_json_text
-from schemarouter.compiler.yaml_loader import load_yaml_text
+from compiler.issues import Position
+from compiler.json_loader import load_json_text
+from compiler.yaml_loader import load_yaml_text
 
 
 def _messages(text: str) -> list[str]:

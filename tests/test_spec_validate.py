@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from spec_support import REPO, edit, find_line, line_of, make_project, validation_lines, write
 
-from schemarouter.compiler import validate_project
-from schemarouter.compiler.spec_files import CORE_SPEC_NAMES
+from compiler import validate_project
+from compiler.spec_files import CORE_SPEC_NAMES
 from schemarouter.project import ProjectPaths
 
 SC, CO, ST, EX, ME, GA = (

@@ -14,11 +14,11 @@ import pytest
 import yaml
 from hostile_support import load_cases
 
-from schemarouter.runtime.catalog.io import load_catalog_with_digest
-from schemarouter.runtime.state import ContractViolation, ObservableState
-from schemarouter.runtime.state.declaration import FieldDeclaration, declarations
-from schemarouter.runtime.state.guard import install_guard, installed_guard
-from schemarouter.runtime.state.state_file import Vocabulary
+from runtime.catalog.io import load_catalog_with_digest
+from runtime.state import ContractViolation, ObservableState
+from runtime.state.declaration import FieldDeclaration, declarations
+from runtime.state.guard import install_guard, installed_guard
+from runtime.state.state_file import Vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
 ROUTE = "calendar.events.attendees.add.v2"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter.runtime.state import ContractViolation, ObservableState
-from schemarouter.runtime.state.contract import is_name, is_unit
-from schemarouter.runtime.state.guard import forbidden_item_in
+from runtime.state import ContractViolation, ObservableState
+from runtime.state.contract import is_name, is_unit
+from runtime.state.guard import forbidden_item_in
 
 CATALOGS = Path(__file__).resolve().parents[1] / "catalogs" / "0.14"
 pytestmark = pytest.mark.skipif(
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_every_output_field_is_admissible_to_state() -> None:
-    from schemarouter.runtime.catalog.io import load_catalog
+    from runtime.catalog.io import load_catalog
 
     problems = []
     for endpoint in load_catalog(CATALOGS, 500).endpoints:
@@ -40,8 +40,8 @@ def test_every_output_field_is_admissible_to_state() -> None:
 
 
 def test_gold_plan_results_build_state_without_violation() -> None:
-    from schemarouter.runtime.catalog.io import load_catalog
-    from schemarouter.runtime.surface import execute_gold_plan, load_surface
+    from runtime.catalog.io import load_catalog
+    from runtime.surface import execute_gold_plan, load_surface
 
     catalog = load_catalog(CATALOGS, 100)
     failures = []

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schemarouter.runtime.catalog.io import load_catalog
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
-from schemarouter.runtime.state import ObservableState
+from runtime.catalog.io import load_catalog
+from runtime.simulator.result import ObservedField, ToolResult
+from runtime.state import ObservableState
 
 CATALOGS = Path(__file__).resolve().parents[1] / "catalogs" / "0.14"
 
@@ -37,7 +37,7 @@ def test_every_catalog_output_field_passes_the_state_boundary() -> None:
 def test_a_null_stable_identifier_is_not_carried_but_free_text_is_refused() -> None:
     import pytest
 
-    from schemarouter.runtime.state import ContractViolation
+    from runtime.state import ContractViolation
 
     def result(value: object) -> ToolResult:
         field = ObservedField(

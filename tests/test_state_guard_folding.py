@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from schemarouter.runtime.state import ContractViolation, ObservableState
-from schemarouter.runtime.state.guard import (
+from runtime.state import ContractViolation, ObservableState
+from runtime.state.guard import (
     GuardVocabulary,
     active_guard,
     forbidden_item_in,
@@ -107,7 +107,7 @@ def test_the_guard_vocabulary_is_the_compiled_experiments() -> None:
 
 
 def test_a_successors_vocabulary_is_enforced_and_no_guard_means_no_state() -> None:
-    from schemarouter.runtime.state import guard
+    from runtime.state import guard
 
     before = active_guard().vocabulary
     renamed = GuardVocabulary(

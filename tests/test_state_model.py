@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
-from schemarouter.runtime.state import ContractViolation, ObservableState, canonical_json, contract_drift
+from runtime.simulator.result import ObservedField, ToolResult
+from runtime.state import ContractViolation, ObservableState, canonical_json, contract_drift
 
 SPEC = Path(__file__).resolve().parents[1] / "spec" / "0.14" / "state_contract.yaml"
 # 0.14's nine fields, in its contract's order (the state takes them from the contract, not from code).
@@ -215,6 +215,6 @@ def test_jcs_rejects_non_json_numbers() -> None:
 
 
 def test_contract_violation_is_user_facing() -> None:
-    from schemarouter.errors import SchemaRouterError
+    from runtime.core.errors import SchemaRouterError
 
     assert issubclass(ContractViolation, SchemaRouterError)

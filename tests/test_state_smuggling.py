@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
-from schemarouter.runtime.state import ContractViolation, ObservableState
+from runtime.simulator.result import ObservedField, ToolResult
+from runtime.state import ContractViolation, ObservableState
 
 BASE = ObservableState.initial()
 

@@ -3,10 +3,10 @@ vocabulary says, and each statistic serves the comparisons the vocabulary pairs 
 
 from __future__ import annotations
 
-from schemarouter.runtime.scoring.bootstrap import Interval
-from schemarouter.runtime.scoring.spec import CriterionDef, MetricDef
-from schemarouter.runtime.scoring.statistics import StatisticInput, registered_statistics
-from schemarouter.runtime.spec_model.vocabulary import EXACT_STATISTICS, STATISTICS
+from runtime.scoring.bootstrap import Interval
+from runtime.scoring.spec import CriterionDef, MetricDef
+from runtime.scoring.statistics import StatisticInput, registered_statistics
+from runtime.spec_model.vocabulary import EXACT_STATISTICS, STATISTICS
 
 
 def test_the_registry_holds_exactly_the_vocabulary() -> None:

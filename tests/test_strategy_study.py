@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from runtime.core.errors import SchemaRouterError
+from runtime.engine.episode import run_episode
+from runtime.retrieval import RetrieverSpec
 from schemarouter.application.retrieval_io import compiled_experiment
 from schemarouter.application.strategy_pilot import (
     RESEARCH_POLICY,
@@ -26,10 +29,7 @@ from schemarouter.application.strategy_study import (
 )
 from schemarouter.application.strategy_study_md import study_markdown, table_rows
 from schemarouter.application.surfaces import ChosenSurface, choose_surface
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.engine.episode import run_episode
-from schemarouter.runtime.retrieval import RetrieverSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = ProjectPaths.at(ROOT, experiment="0.14")

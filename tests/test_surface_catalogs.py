@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from schemarouter.runtime.catalog.io import load_catalog
+from runtime.catalog.io import load_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGS = ROOT / "catalogs" / "0.14"
@@ -63,7 +63,7 @@ def test_catalog_variety_domains_and_every_distractor_kind():
 
 
 def test_same_verb_in_another_domain_exists_per_task():
-    from schemarouter.runtime.surface import load_surface
+    from runtime.surface import load_surface
 
     tasks = load_surface(CATALOGS)
     assert any(t.hidden.distractors.get("same_verb_other_domain") for t in tasks)

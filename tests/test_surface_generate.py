@@ -10,8 +10,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from runtime.surface import load_surface
 from schemarouter.cli.app import app
-from schemarouter.runtime.surface import load_surface
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,13 +66,13 @@ def test_visible_task_has_no_hidden_parts():
 def test_no_runtime_module_imports_networkx():
     code = (
         "import importlib, pkgutil, sys\n"
-        "import schemarouter.runtime as rt\n"
-        "for m in pkgutil.walk_packages(rt.__path__, 'schemarouter.runtime.'):\n"
+        "import runtime as rt\n"
+        "for m in pkgutil.walk_packages(rt.__path__, 'runtime.'):\n"
         "    importlib.import_module(m.name)\n"
         "bad = sorted(n for n in sys.modules if n == 'networkx' or n.startswith('networkx.'))\n"
         "assert not bad, bad\n"
-        "assert not any(n.startswith('schemarouter.compiler') for n in sys.modules)\n"
-        "print(len([n for n in sys.modules if n.startswith('schemarouter.runtime')]))\n"
+        "assert not any(n.startswith('compiler') for n in sys.modules)\n"
+        "print(len([n for n in sys.modules if n.startswith('runtime')]))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from schemarouter.runtime.catalog.io import load_catalog
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.simulator import ExecutedCall, World, bind_arguments, execute
-from schemarouter.runtime.surface import (
+from runtime.catalog.io import load_catalog
+from runtime.catalog.model import Catalog
+from runtime.simulator import ExecutedCall, World, bind_arguments, execute
+from runtime.surface import (
     Task,
     check_task,
     execute_gold_plan,

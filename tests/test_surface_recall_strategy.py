@@ -8,10 +8,10 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from runtime.retrieval.strategy import build_from_spec, strategy_of
 from schemarouter.application.retrieval_io import project_catalog, project_retriever_spec, recall_tasks
 from schemarouter.cli.app import app
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.retrieval.strategy import build_from_spec, strategy_of
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from schemarouter.runtime.catalog.io import load_catalog
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.simulator import Session, ToolResult, World, bind_arguments, execute
-from schemarouter.runtime.simulator.result import ObservedField
-from schemarouter.runtime.simulator.units import convert
+from runtime.catalog.io import load_catalog
+from runtime.catalog.model import Endpoint
+from runtime.simulator import Session, ToolResult, World, bind_arguments, execute
+from runtime.simulator.result import ObservedField
+from runtime.simulator.units import convert
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = yaml.safe_load((ROOT / "spec" / "0.14" / "state_contract.yaml").read_text(encoding="utf-8"))
@@ -162,7 +162,7 @@ def test_binding_literals_first_then_most_recent_same_semantic_and_unit():
 
 
 def test_planted_text_is_free_text_only():
-    from schemarouter.runtime.surface import execute_gold_plan, load_surface
+    from runtime.surface import execute_gold_plan, load_surface
 
     catalog = load_catalog(ROOT / "catalogs" / "0.14", 100)
     planted = [t for t in load_surface(ROOT / "catalogs" / "0.14") if t.hidden.hazards.injected_texts]

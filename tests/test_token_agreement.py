@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 
+from runtime.agents.model_cache import serialize_request
+from runtime.agents.openai_agent import OpenAISettings, build_request
+from runtime.agents.protocol import AgentView
+from runtime.prompt import Prompt
+from runtime.tokens import TokenCounter, TokenizerConfig, load_tokenizer
 from schemarouter.application.token_agreement import TOLERANCES, compared_ratio
-from schemarouter.runtime.agents.model_cache import serialize_request
-from schemarouter.runtime.agents.openai_agent import OpenAISettings, build_request
-from schemarouter.runtime.agents.protocol import AgentView
-from schemarouter.runtime.prompt import Prompt
-from schemarouter.runtime.tokens import TokenCounter, TokenizerConfig, load_tokenizer
 
 TURNS = Path(__file__).parent / "fixtures" / "llm" / "engine_turns"
 FIXTURES = sorted(TURNS.glob("*.json"))

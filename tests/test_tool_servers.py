@@ -22,11 +22,11 @@ from llm_loopback import Loopback, loopback
 from run_support import copy_project
 from typer.testing import CliRunner
 
+from compiler.successor import ANSWER_ACTION_SCHEMA
+from runtime.run.store import EpisodeStore
+from runtime.surface import load_surface
 from schemarouter.cli.app import app
-from schemarouter.compiler.successor import ANSWER_ACTION_SCHEMA
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.run.store import EpisodeStore
-from schemarouter.runtime.surface import load_surface
 
 pytestmark = pytest.mark.slow  # two frozen copies and a dozen short runs
 
@@ -37,7 +37,7 @@ SCOPE = ("--conditions", "ORACLE", "--catalogs", "100", "--tasks", TASKS, "--no-
 
 
 def _project(root: Path, named: bool) -> ProjectPaths:
-    from schemarouter.compiler import freeze_project
+    from compiler import freeze_project
 
     paths = copy_project(root)
     if named:
@@ -180,8 +180,8 @@ def test_the_named_answer_is_counted_in_the_prompt_tokens(
 
 
 def test_a_successor_schema_admits_answer_action_and_refuses_other_values(tmp_path: Path) -> None:
-    from schemarouter.compiler.successor import admit_answer_action
-    from schemarouter.compiler.validate import collect_issues
+    from compiler.successor import admit_answer_action
+    from compiler.validate import collect_issues
 
     paths = copy_project(tmp_path)
     assert admit_answer_action(paths) and not admit_answer_action(paths)  # added once

@@ -15,9 +15,9 @@ import pytest
 import yaml
 from spec_support import edit, line_of, make_project
 
-from schemarouter.compiler import validate_project
-from schemarouter.compiler.issues import SpecIssue, SpecValidationError
-from schemarouter.compiler.problem_codes import problem_codes
+from compiler import validate_project
+from compiler.issues import SpecIssue, SpecValidationError
+from compiler.problem_codes import problem_codes
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 

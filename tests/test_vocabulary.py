@@ -8,13 +8,13 @@ from typing import Any, get_args
 
 import pytest
 
+from runtime.exposure.registry import policy_kinds
+from runtime.scoring import success_gate as gate
+from runtime.scoring.spec import CriterionDef, MetricDef
+from runtime.spec_model import vocabulary as v
+from runtime.spec_model.conditions import RefreshSpec
+from runtime.spec_model.gates import GateCriterionSpec
 from schemarouter.project import experiment_ids
-from schemarouter.runtime.exposure.registry import policy_kinds
-from schemarouter.runtime.scoring import gate
-from schemarouter.runtime.scoring.spec import CriterionDef, MetricDef
-from schemarouter.runtime.spec_model import vocabulary as v
-from schemarouter.runtime.spec_model.conditions import RefreshSpec
-from schemarouter.runtime.spec_model.gates import GateCriterionSpec
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from schemarouter.compiler.yaml_loader import LoadedDocument, load_yaml_text
-from schemarouter.documents import yaml_text as yaml_loader
+from compiler.yaml_loader import LoadedDocument, load_yaml_text
+from runtime.documents import yaml_text as yaml_loader
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -12,11 +12,11 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from schemarouter.compiler.generate.load import GeneratorInputs
-from schemarouter.compiler.generate.spec_model import EndpointDef, FieldDef, ResourceDef
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.model import Endpoint, FieldSpec
-from schemarouter.runtime.simulator.expressions import check_expressions
+from compiler.generate.load import GeneratorInputs
+from compiler.generate.spec_model import EndpointDef, FieldDef, ResourceDef
+from runtime.catalog.model import Endpoint, FieldSpec
+from runtime.core.errors import SchemaRouterError
+from runtime.simulator.expressions import check_expressions
 
 _KEYED_OPS = frozenset({"get", "update", "delete", "resolve"})
 

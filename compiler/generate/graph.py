@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from schemarouter.compiler.generate.load import StratumInfo
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.model import Endpoint, FieldSpec
+from compiler.generate.load import StratumInfo
+from runtime.catalog.model import Endpoint, FieldSpec
+from runtime.core.errors import SchemaRouterError
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from schemarouter.compiler.generate.graph import StepTemplate, build_graph, find_plan
-from schemarouter.compiler.generate.load import GeneratorInputs
-from schemarouter.compiler.generate.phrasing import PhrasingError, parse_phrasing
-from schemarouter.compiler.generate.spec_model import IntentDef, SlotDef
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.model import Endpoint
+from compiler.generate.graph import StepTemplate, build_graph, find_plan
+from compiler.generate.load import GeneratorInputs
+from compiler.generate.phrasing import PhrasingError, parse_phrasing
+from compiler.generate.spec_model import IntentDef, SlotDef
+from runtime.catalog.model import Endpoint
+from runtime.core.errors import SchemaRouterError
 
 
 @dataclass(frozen=True)

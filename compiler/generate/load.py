@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema
 
-from schemarouter.compiler.generate.spec_model import (
+from compiler.generate.spec_model import (
     EndpointsFile,
     FieldDef,
     GeneratorDef,
@@ -24,8 +24,8 @@ from schemarouter.compiler.generate.spec_model import (
     PoolDef,
     ResourceDef,
 )
-from schemarouter.compiler.yaml_loader import load_yaml_text
-from schemarouter.errors import SchemaRouterError
+from compiler.yaml_loader import load_yaml_text
+from runtime.core.errors import SchemaRouterError
 
 GENERATOR_SPECS = ("fields", "endpoints", "pools", "intents", "generator")
 CORE_SPECS = ("experiment", "strata", "state_contract")

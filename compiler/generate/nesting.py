@@ -15,8 +15,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 
-from schemarouter.compiler.generate.endpoints import Provenance
-from schemarouter.runtime.catalog.model import Endpoint
+from compiler.generate.endpoints import Provenance
+from runtime.catalog.model import Endpoint
 
 KINDS = (
     "destructive_lookalike",

@@ -15,19 +15,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.compiler.generate.endpoints import build_all
-from schemarouter.compiler.generate.intents import resolve_intents
-from schemarouter.compiler.generate.load import GeneratorInputs, load_inputs
-from schemarouter.compiler.generate.nesting import distractor_kinds, nesting_order
-from schemarouter.compiler.generate.sampling import sample_drafts
-from schemarouter.compiler.generate.tasks import assemble_task
-from schemarouter.errors import SchemaRouterError
-from schemarouter.progress import Progress, announce, counted
+from compiler.generate.endpoints import build_all
+from compiler.generate.intents import resolve_intents
+from compiler.generate.load import GeneratorInputs, load_inputs
+from compiler.generate.nesting import distractor_kinds, nesting_order
+from compiler.generate.sampling import sample_drafts
+from compiler.generate.tasks import assemble_task
+from runtime.catalog.io import dump_catalog
+from runtime.catalog.model import Catalog
+from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress, announce, counted
+from runtime.surface.io import SURFACE_FILE, dump_surface
+from runtime.surface.model import Task
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.catalog.io import dump_catalog
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.surface.io import SURFACE_FILE, dump_surface
-from schemarouter.runtime.surface.model import Task
 
 GENERATOR_VERSION = 1
 

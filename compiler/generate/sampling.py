@@ -14,11 +14,11 @@ import json
 import random
 from dataclasses import dataclass
 
-from schemarouter.compiler.generate.intents import ResolvedIntent
-from schemarouter.compiler.generate.load import GeneratorInputs
-from schemarouter.compiler.generate.phrasing import parse_phrasing
-from schemarouter.compiler.generate.slots import SlotValue, draw
-from schemarouter.errors import SchemaRouterError
+from compiler.generate.intents import ResolvedIntent
+from compiler.generate.load import GeneratorInputs
+from compiler.generate.phrasing import parse_phrasing
+from compiler.generate.slots import SlotValue, draw
+from runtime.core.errors import SchemaRouterError
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ import string
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemarouter.compiler.generate.load import GeneratorInputs
-from schemarouter.compiler.generate.spec_model import PoolDef, PoolValue
-from schemarouter.errors import SchemaRouterError
+from compiler.generate.load import GeneratorInputs
+from compiler.generate.spec_model import PoolDef, PoolValue
+from runtime.core.errors import SchemaRouterError
 
 
 @dataclass(frozen=True)

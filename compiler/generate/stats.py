@@ -7,9 +7,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter.runtime.catalog.io import load_catalog
-from schemarouter.runtime.surface.io import load_surface, load_surface_file
-from schemarouter.runtime.surface.model import Task
+from runtime.catalog.io import load_catalog
+from runtime.surface.io import load_surface, load_surface_file
+from runtime.surface.model import Task
 
 
 @dataclass(frozen=True)

@@ -24,36 +24,36 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter import limits
-from schemarouter.atomic_write import write_bytes_atomic
-from schemarouter.compiler.generate.endpoints import Provenance
-from schemarouter.compiler.generate.intents import resolve_intents
-from schemarouter.compiler.generate.load import (
+from compiler.generate.endpoints import Provenance
+from compiler.generate.intents import resolve_intents
+from compiler.generate.load import (
     GeneratorInputs,
     load_inputs,
     parse_yaml_bytes,
     validate_against,
 )
-from schemarouter.compiler.generate.phrasing import PhrasingError, parse_phrasing
-from schemarouter.compiler.generate.pipeline import _check_queries
-from schemarouter.compiler.generate.sampling import sample_drafts
-from schemarouter.compiler.generate.spec_model import IntentDef, PoolDef
-from schemarouter.compiler.generate.tasks import assemble_task
-from schemarouter.compiler.schema_validation import validate_document
-from schemarouter.documents import (
+from compiler.generate.phrasing import PhrasingError, parse_phrasing
+from compiler.generate.pipeline import _check_queries
+from compiler.generate.sampling import sample_drafts
+from compiler.generate.spec_model import IntentDef, PoolDef
+from compiler.generate.tasks import assemble_task
+from compiler.schema_validation import validate_document
+from runtime.catalog.io import load_catalog_with_digest
+from runtime.catalog.model import Catalog
+from runtime.core import limits
+from runtime.core.atomic_write import write_bytes_atomic
+from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress, announce, counted
+from runtime.documents import (
     UserDocument,
     issue_lines,
     load_json_text,
     read_user_document,
     sorted_issues,
 )
-from schemarouter.errors import SchemaRouterError
-from schemarouter.progress import Progress, announce, counted
+from runtime.surface.io import SURFACE_FILE, dump_surface
+from runtime.surface.model import Task
 from schemarouter.project import PROJECT_FILE, ProjectPaths
-from schemarouter.runtime.catalog.io import load_catalog_with_digest
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.surface.io import SURFACE_FILE, dump_surface
-from schemarouter.runtime.surface.model import Task
 
 SURFACE_GENERATOR_VERSION = 1
 SURFACES_DIR = "_surfaces"

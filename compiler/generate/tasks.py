@@ -12,16 +12,16 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemarouter.compiler.generate.endpoints import Provenance
-from schemarouter.compiler.generate.load import GeneratorInputs
-from schemarouter.compiler.generate.nesting import distractor_kinds
-from schemarouter.compiler.generate.sampling import Draft
-from schemarouter.compiler.generate.worlds import WorldSetup, build_world
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.model import Catalog, Endpoint
-from schemarouter.runtime.simulator.calls import ExecutedCall
-from schemarouter.runtime.surface.gold import run_plan
-from schemarouter.runtime.surface.model import (
+from compiler.generate.endpoints import Provenance
+from compiler.generate.load import GeneratorInputs
+from compiler.generate.nesting import distractor_kinds
+from compiler.generate.sampling import Draft
+from compiler.generate.worlds import WorldSetup, build_world
+from runtime.catalog.model import Catalog, Endpoint
+from runtime.core.errors import SchemaRouterError
+from runtime.simulator.calls import ExecutedCall
+from runtime.surface.gold import run_plan
+from runtime.surface.model import (
     ExpectedValue,
     Grant,
     Hazards,

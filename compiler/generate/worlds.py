@@ -16,17 +16,17 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from schemarouter.compiler.generate.endpoints import field_name
-from schemarouter.compiler.generate.load import GeneratorInputs
-from schemarouter.compiler.generate.slots import fill_code, pool_value
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.simulator.binding import bind_arguments
-from schemarouter.runtime.simulator.execute import execute
-from schemarouter.runtime.simulator.ops import matching_records
-from schemarouter.runtime.simulator.result import ToolResult
-from schemarouter.runtime.simulator.world import Session, World
-from schemarouter.runtime.surface.model import PlanStep
+from compiler.generate.endpoints import field_name
+from compiler.generate.load import GeneratorInputs
+from compiler.generate.slots import fill_code, pool_value
+from runtime.catalog.model import Endpoint
+from runtime.core.errors import SchemaRouterError
+from runtime.simulator.binding import bind_arguments
+from runtime.simulator.execute import execute
+from runtime.simulator.ops import matching_records
+from runtime.simulator.result import ToolResult
+from runtime.simulator.world import Session, World
+from runtime.surface.model import PlanStep
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Agents: a Protocol, a registry, the deterministic reference agent and the adversarial test agent."""
 
-from schemarouter.runtime.agents.protocol import (
+from runtime.agents.protocol import (
     Agent,
     AgentView,
     BadOutput,
@@ -9,7 +9,7 @@ from schemarouter.runtime.agents.protocol import (
     FinalAnswer,
     ToolCall,
 )
-from schemarouter.runtime.agents.registry import agent_names, make_agent, register_agent
+from runtime.agents.registry import agent_names, make_agent, register_agent
 
 __all__ = [
     "Agent",

@@ -14,13 +14,13 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from schemarouter.runtime.agents.protocol import AgentView, Decision, FinalAnswer, ToolCall
-from schemarouter.runtime.agents.registry import register_agent
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.surface.model import Task
+from runtime.agents.protocol import AgentView, Decision, FinalAnswer, ToolCall
+from runtime.agents.registry import register_agent
+from runtime.catalog.model import Endpoint
+from runtime.surface.model import Task
 
 if TYPE_CHECKING:
-    from schemarouter.runtime.agents.catalog_view import AgentCatalog
+    from runtime.agents.catalog_view import AgentCatalog
 
 _WORD = re.compile(r"[a-z]+")
 

@@ -34,7 +34,7 @@ def open_call_cache(path: Path) -> CallCache:
     """The cache stored at ``path``, through the installed opener if any."""
     if _OPENER:
         return _OPENER[-1](path)
-    from schemarouter.runtime.agents.model_cache import ModelCallCache
+    from runtime.agents.model_cache import ModelCallCache
 
     return ModelCallCache(path)
 

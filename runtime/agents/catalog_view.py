@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from schemarouter.runtime.agents.reference import RouteFeatures
-from schemarouter.runtime.catalog.model import Endpoint
+from runtime.agents.reference import RouteFeatures
+from runtime.catalog.model import Endpoint
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from schemarouter.runtime.agents.protocol import BadOutput, CannotProceed, Decision, FinalAnswer, ToolCall
-from schemarouter.runtime.prompt import ANSWER_ACTION
+from runtime.agents.protocol import BadOutput, CannotProceed, Decision, FinalAnswer, ToolCall
+from runtime.prompt import ANSWER_ACTION
 
 
 def _raw(value: Any) -> str:

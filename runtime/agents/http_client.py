@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.agents import traffic
+from runtime.agents import traffic
+from runtime.core.errors import SchemaRouterError
 
 # A server asking for more than this is treated as asking for this much (a run should not stall for hours).
 MAX_RETRY_AFTER_S = 120.0

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 
 
 def _canonical(value: Any) -> str:

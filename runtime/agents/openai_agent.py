@@ -27,21 +27,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.agents.call_cache import CallCache, open_call_cache
-from schemarouter.runtime.agents.chat_response import parse_response
-from schemarouter.runtime.agents.http_client import ChatClient, ModelServerError, Transport
-from schemarouter.runtime.agents.model_cache import SerializedRequest, ServerScope, serialize_request
-from schemarouter.runtime.agents.protocol import AgentView, Decision
-from schemarouter.runtime.agents.registry import register_agent
-from schemarouter.runtime.agents.server_templates import results_as_text_needed
-from schemarouter.runtime.agents.single_flight import SingleFlight
-from schemarouter.runtime.agents.transcript import text_transcript, tool_results_as_text
-from schemarouter.runtime.prompt import ANSWER_ACTION
+from runtime.agents.call_cache import CallCache, open_call_cache
+from runtime.agents.chat_response import parse_response
+from runtime.agents.http_client import ChatClient, ModelServerError, Transport
+from runtime.agents.model_cache import SerializedRequest, ServerScope, serialize_request
+from runtime.agents.protocol import AgentView, Decision
+from runtime.agents.registry import register_agent
+from runtime.agents.server_templates import results_as_text_needed
+from runtime.agents.single_flight import SingleFlight
+from runtime.agents.transcript import text_transcript, tool_results_as_text
+from runtime.core.errors import SchemaRouterError
+from runtime.prompt import ANSWER_ACTION
 
 if TYPE_CHECKING:
-    from schemarouter.runtime.agents.catalog_view import AgentCatalog
-    from schemarouter.runtime.surface.model import Task
+    from runtime.agents.catalog_view import AgentCatalog
+    from runtime.surface.model import Task
 
 __all__ = [
     "CallRecord",

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.prompt import ExposedTools, HistoryEntry, Prompt
+from runtime.catalog.model import Endpoint
+from runtime.prompt import ExposedTools, HistoryEntry, Prompt
 
 
 @dataclass(frozen=True)

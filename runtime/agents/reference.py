@@ -22,17 +22,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from schemarouter.runtime.agents.protocol import AgentView, CannotProceed, Decision, FinalAnswer, ToolCall
-from schemarouter.runtime.agents.registry import register_agent
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.policy.gate import grant_covers
-from schemarouter.runtime.simulator.binding import bind_arguments
-from schemarouter.runtime.simulator.calls import ExecutedCall
-from schemarouter.runtime.surface.model import PlanStep, Task
-from schemarouter.runtime.surface.plan import plan_position
+from runtime.agents.protocol import AgentView, CannotProceed, Decision, FinalAnswer, ToolCall
+from runtime.agents.registry import register_agent
+from runtime.authorization.execution_gate import grant_covers
+from runtime.catalog.model import Endpoint
+from runtime.simulator.binding import bind_arguments
+from runtime.simulator.calls import ExecutedCall
+from runtime.surface.model import PlanStep, Task
+from runtime.surface.plan import plan_position
 
 if TYPE_CHECKING:
-    from schemarouter.runtime.agents.catalog_view import AgentCatalog
+    from runtime.agents.catalog_view import AgentCatalog
 
 _VERSION = re.compile(r"^v\d+$")
 

@@ -16,14 +16,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.registry import Registry
-from schemarouter.runtime.agents.protocol import Agent
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.surface.model import Task
+from runtime.agents.protocol import Agent
+from runtime.catalog.model import Endpoint
+from runtime.core.errors import SchemaRouterError
+from runtime.core.registry import Registry
+from runtime.surface.model import Task
 
 if TYPE_CHECKING:
-    from schemarouter.runtime.agents.catalog_view import AgentCatalog
+    from runtime.agents.catalog_view import AgentCatalog
 
 # Modules of the package that define no agent.
 _NOT_AGENTS = frozenset(
@@ -58,7 +58,7 @@ class RegisteredAgent:
 # The built-in agents are the modules of this package; installed packages add theirs through the
 # ``schemarouter.agents`` entry points.
 AGENTS: Registry[RegisteredAgent] = Registry(
-    "agent", group="agents", package="schemarouter.runtime.agents", skip=_NOT_AGENTS
+    "agent", group="agents", package="runtime.agents", skip=_NOT_AGENTS
 )
 
 
@@ -92,7 +92,7 @@ def make_agent(
     """Build agent ``name`` for one episode from its agent.yaml section (``settings``; None: its declared
     defaults). Pass the catalog's :class:`AgentCatalog` to build nothing per catalog entry; a plain
     tuple of endpoints is wrapped (costing one pass over it)."""
-    from schemarouter.runtime.agents.catalog_view import AgentCatalog
+    from runtime.agents.catalog_view import AgentCatalog
 
     registered = registered_agent(name)
     section = settings if settings is not None else registered.defaults

@@ -13,8 +13,8 @@ import hashlib
 import json
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.model import Catalog
+from runtime.catalog.model import Catalog
+from runtime.core.errors import SchemaRouterError
 
 
 def catalog_path(catalogs_dir: Path, size: int) -> Path:
@@ -69,7 +69,7 @@ def load_catalog_file(path: Path) -> tuple[Catalog, str]:
     """
     from pydantic import ValidationError
 
-    from schemarouter import safe_json
+    from runtime.core import safe_json
 
     try:
         raw = path.read_bytes()

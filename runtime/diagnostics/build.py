@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Protocol
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.diagnostics.causes import CAUSE_IDS, CAUSES
-from schemarouter.runtime.diagnostics.episode_facts import TRANSITIONS, EpisodeFacts, episode_facts
-from schemarouter.runtime.diagnostics.intervals import RatioColumns
-from schemarouter.runtime.diagnostics.key_names import KeyNameProbe
-from schemarouter.runtime.engine.trace import read_trace
-from schemarouter.runtime.scoring.score import DiagnosisInput
-from schemarouter.runtime.surface.model import Task
+from runtime.catalog.model import Endpoint
+from runtime.diagnostics.causes import CAUSE_IDS, CAUSES
+from runtime.diagnostics.episode_facts import TRANSITIONS, EpisodeFacts, episode_facts
+from runtime.diagnostics.intervals import RatioColumns
+from runtime.diagnostics.key_names import KeyNameProbe
+from runtime.engine.trace import read_trace
+from runtime.scoring.score import DiagnosisInput
+from runtime.surface.model import Task
 
 DIAGNOSTICS_VERSION = 1
 RECALL_METRIC = "next_tool_recall_at_5"
@@ -32,7 +32,7 @@ class _Routes(Protocol):
 
 
 class EpisodeSource(Protocol):
-    """The frozen tasks and each catalog's endpoints (``runtime.engine.audit.MetricsAudit`` is
+    """The frozen tasks and each catalog's endpoints (``runtime.engine.metrics_audit.MetricsAudit`` is
     one)."""
 
     @property

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.engine.trace import EpisodeTrace
-from schemarouter.runtime.simulator.calls import ExecutedCall
-from schemarouter.runtime.surface.model import Task
-from schemarouter.runtime.surface.plan import next_required_route
+from runtime.catalog.model import Endpoint
+from runtime.engine.trace import EpisodeTrace
+from runtime.simulator.calls import ExecutedCall
+from runtime.surface.model import Task
+from runtime.surface.plan import next_required_route
 
 CAUSES: tuple[tuple[str, str], ...] = (
     ("destructive_denied", "destructive call denied"),

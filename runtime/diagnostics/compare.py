@@ -16,17 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.diagnostics.flags import interval_flag
-from schemarouter.runtime.run.scope import TaskRef
-from schemarouter.runtime.scoring.bootstrap import (
+from runtime.core.errors import SchemaRouterError
+from runtime.diagnostics.flags import interval_flag
+from runtime.run.scope import TaskRef
+from runtime.scoring.bootstrap import (
     percentile_interval,
     ratio,
     resample_counts,
     resample_indices,
     task_layout,
 )
-from schemarouter.runtime.scoring.estimates import round_sig
+from runtime.scoring.estimates import round_sig
 
 IDENTITY_KEYS = ("experiment_id", "freeze_root_hash", "agent")
 PASS_METRIC = "task_pass"

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.scope import TaskRef
-from schemarouter.runtime.scoring.bootstrap import (
+from runtime.core.errors import SchemaRouterError
+from runtime.run.scope import TaskRef
+from runtime.scoring.bootstrap import (
     FloatArray,
     percentile_interval,
     ratio,
@@ -32,7 +32,7 @@ from schemarouter.runtime.scoring.bootstrap import (
     resample_indices,
     task_layout,
 )
-from schemarouter.runtime.scoring.estimates import round_sig
+from runtime.scoring.estimates import round_sig
 
 UNPAIRED_SEED_LABEL = "sr compare unpaired RUN_B"
 

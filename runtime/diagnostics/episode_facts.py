@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.diagnostics.causes import primary_cause
-from schemarouter.runtime.engine.metrics import executed_calls_from_turns
-from schemarouter.runtime.engine.trace import EpisodeTrace
-from schemarouter.runtime.surface.model import Task
-from schemarouter.runtime.surface.plan import next_required_route, required_routes
+from runtime.catalog.model import Endpoint
+from runtime.diagnostics.causes import primary_cause
+from runtime.engine.metrics import executed_calls_from_turns
+from runtime.engine.trace import EpisodeTrace
+from runtime.surface.model import Task
+from runtime.surface.plan import next_required_route, required_routes
 
 STATE_AWARE_QUERY = "original_plus_state"
 TRANSITIONS = ("ok", "error", "blocked")

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schemarouter.runtime.diagnostics.flags import interval_flag
-from schemarouter.runtime.scoring.bootstrap import FloatArray, TaskLayout, percentile_interval, ratio
-from schemarouter.runtime.scoring.estimates import round_sig
+from runtime.diagnostics.flags import interval_flag
+from runtime.scoring.bootstrap import FloatArray, TaskLayout, percentile_interval, ratio
+from runtime.scoring.estimates import round_sig
 
 
 @dataclass

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.key_free import READS_KEY_NAMES, key_free_ranking, without_key_names
+from runtime.retrieval.index import RetrievalIndex
+from runtime.retrieval.key_free import READS_KEY_NAMES, key_free_ranking, without_key_names
 
 __all__ = ["READS_KEY_NAMES", "KeyNameProbe", "key_names_not_applicable", "without_key_names"]
 

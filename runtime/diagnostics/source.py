@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from schemarouter.runtime.diagnostics.build import Diagnosis, EpisodeSource, diagnose
-from schemarouter.runtime.diagnostics.key_names import KeyNameProbe, key_names_not_applicable
-from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
-from schemarouter.runtime.retrieval.strategy import strategy_of
-from schemarouter.runtime.scoring.score import DiagnosisInput
+from runtime.diagnostics.build import Diagnosis, EpisodeSource, diagnose
+from runtime.diagnostics.key_names import KeyNameProbe, key_names_not_applicable
+from runtime.retrieval.index import RetrievalIndex
+from runtime.retrieval.spec import RetrieverSpec
+from runtime.retrieval.strategy import strategy_of
+from runtime.scoring.score import DiagnosisInput
 
 
 def episode_source(audit: Any) -> EpisodeSource | None:

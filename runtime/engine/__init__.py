@@ -1,8 +1,8 @@
 """The episode engine: runs one task under one condition on one catalog size with one agent."""
 
-from schemarouter.runtime.engine.episode import run_episode
-from schemarouter.runtime.engine.resources import CatalogResources, EngineResources
-from schemarouter.runtime.engine.trace import TRACE_VERSION, EpisodeTrace, read_trace
+from runtime.engine.episode import run_episode
+from runtime.engine.resources import CatalogResources, EngineResources
+from runtime.engine.trace import TRACE_VERSION, EpisodeTrace, read_trace
 
 __all__ = [
     "TRACE_VERSION",

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schemarouter.runtime.engine.anchor import AnchorCost
+from runtime.engine.anchor import AnchorCost
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from schemarouter.runtime.catalog.model import Catalog, Endpoint
-from schemarouter.runtime.engine.episode import run_episode
-from schemarouter.runtime.engine.resources import CatalogResources, EngineResources
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
-from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
-from schemarouter.runtime.surface.model import Task
+from runtime.catalog.model import Catalog, Endpoint
+from runtime.engine.episode import run_episode
+from runtime.engine.resources import CatalogResources, EngineResources
+from runtime.retrieval.spec import RetrieverSpec
+from runtime.retrieval.synthetic import scaled_endpoints
+from runtime.surface.model import Task
 
 
 @dataclass(frozen=True)

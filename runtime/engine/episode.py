@@ -16,26 +16,26 @@ from __future__ import annotations
 import time
 from typing import Any, Literal
 
-from schemarouter.runtime.agents.protocol import Agent, AgentView, BadOutput, CannotProceed, FinalAnswer
-from schemarouter.runtime.engine.metrics import episode_metrics
-from schemarouter.runtime.engine.resources import CatalogResources, EngineResources
-from schemarouter.runtime.engine.trace import (
+from runtime.agents.protocol import Agent, AgentView, BadOutput, CannotProceed, FinalAnswer
+from runtime.authorization import Allow, PolicyGate, execute_allowed
+from runtime.engine.metrics import episode_metrics
+from runtime.engine.resources import CatalogResources, EngineResources
+from runtime.engine.trace import (
     EpisodeTrace,
     ExposureTable,
     TraceDecision,
     TraceResult,
     TurnRecord,
 )
-from schemarouter.runtime.exposure import ExposurePolicy, PolicyInputs, build_policy
-from schemarouter.runtime.policy import Allow, PolicyGate, execute_allowed
-from schemarouter.runtime.prompt import ANSWER_ACTION, HistoryEntry, build_prompt
-from schemarouter.runtime.simulator.calls import ExecutedCall
-from schemarouter.runtime.simulator.result import ToolResult
-from schemarouter.runtime.state import ObservableState
-from schemarouter.runtime.state.guard import active_guard
-from schemarouter.runtime.surface.check import check_task, milestones_reached
-from schemarouter.runtime.surface.model import Task
-from schemarouter.runtime.surface.plan import required_routes
+from runtime.exposure import ExposurePolicy, PolicyInputs, build_policy
+from runtime.prompt import ANSWER_ACTION, HistoryEntry, build_prompt
+from runtime.simulator.calls import ExecutedCall
+from runtime.simulator.result import ToolResult
+from runtime.state import ObservableState
+from runtime.state.guard import active_guard
+from runtime.surface.check import check_task, milestones_reached
+from runtime.surface.model import Task
+from runtime.surface.plan import required_routes
 
 
 def run_episode(

@@ -9,10 +9,10 @@ Only for a strategy that reads key names (``READS_KEY_NAMES``); nothing here cha
 
 from __future__ import annotations
 
-from schemarouter.runtime.engine.resources import EngineResources
-from schemarouter.runtime.engine.trace import EpisodeTrace
-from schemarouter.runtime.retrieval.key_free import READS_KEY_NAMES, STATE_AWARE_QUERY, without_key_names
-from schemarouter.runtime.retrieval.strategy import strategy_of
+from runtime.engine.resources import EngineResources
+from runtime.engine.trace import EpisodeTrace
+from runtime.retrieval.key_free import READS_KEY_NAMES, STATE_AWARE_QUERY, without_key_names
+from runtime.retrieval.strategy import strategy_of
 
 
 def key_free_rankings(

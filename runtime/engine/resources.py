@@ -13,25 +13,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.agents.catalog_view import AgentCatalog
-from schemarouter.runtime.agents.protocol import Agent
-from schemarouter.runtime.agents.registry import make_agent
-from schemarouter.runtime.catalog.io import catalog_digest, load_catalog_with_digest
-from schemarouter.runtime.catalog.model import Catalog, Endpoint
-from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
-from schemarouter.runtime.prompt import ExposedTools, ToolSchemas
-from schemarouter.runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.key_free import key_free_ranking
-from schemarouter.runtime.retrieval.spec import StrategyChoice
-from schemarouter.runtime.retrieval.strategy import build_from_spec
-from schemarouter.runtime.spec_model import CompiledSpec
-from schemarouter.runtime.spec_model.conditions import ConditionRetrieverSpec
-from schemarouter.runtime.state.guard import install_from_compiled
-from schemarouter.runtime.surface.io import load_surface, load_surface_file
-from schemarouter.runtime.surface.model import Task
-from schemarouter.runtime.tokens import TokenCounter, load_tokenizer
+from runtime.agents.catalog_view import AgentCatalog
+from runtime.agents.protocol import Agent
+from runtime.agents.registry import make_agent
+from runtime.catalog.io import catalog_digest, load_catalog_with_digest
+from runtime.catalog.model import Catalog, Endpoint
+from runtime.core.errors import SchemaRouterError
+from runtime.engine.spec import AgentSpec, EngineSpec
+from runtime.prompt import ExposedTools, ToolSchemas
+from runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
+from runtime.retrieval.index import RetrievalIndex
+from runtime.retrieval.key_free import key_free_ranking
+from runtime.retrieval.spec import StrategyChoice
+from runtime.retrieval.strategy import build_from_spec
+from runtime.spec_model import CompiledSpec
+from runtime.spec_model.conditions import ConditionRetrieverSpec
+from runtime.state.guard import install_from_compiled
+from runtime.surface.io import load_surface, load_surface_file
+from runtime.surface.model import Task
+from runtime.tokens import TokenCounter, load_tokenizer
 
 
 @dataclass

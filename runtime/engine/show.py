@@ -7,7 +7,7 @@ import json
 from rich.console import Console
 from rich.table import Table
 
-from schemarouter.runtime.engine.trace import EpisodeTrace
+from runtime.engine.trace import EpisodeTrace
 
 
 def _short(value: object, limit: int = 90) -> str:

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.runtime.tokens import TokenizerConfig
+from runtime.tokens import TokenizerConfig
 
 
 class TokenAccounting(BaseModel):

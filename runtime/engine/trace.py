@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 
 TRACE_VERSION = 2
 READABLE_TRACE_VERSIONS = (1, 2)

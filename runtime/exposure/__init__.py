@@ -3,13 +3,13 @@
 Exposure changes what the agent can see, never what it may execute (that is the policy gate's).
 """
 
-from schemarouter.runtime.exposure.kinds.full_catalog import FullCatalog
-from schemarouter.runtime.exposure.kinds.oracle_required_routes import OracleRequired
-from schemarouter.runtime.exposure.kinds.progressive_widening import ProgressiveWidening
-from schemarouter.runtime.exposure.kinds.state_refresh import StateRefresh
-from schemarouter.runtime.exposure.kinds.static_topk import StaticTopK
-from schemarouter.runtime.exposure.policies import ExposurePolicy
-from schemarouter.runtime.exposure.registry import (
+from runtime.exposure.kinds.full_catalog import FullCatalog
+from runtime.exposure.kinds.oracle_required_routes import OracleRequired
+from runtime.exposure.kinds.progressive_widening import ProgressiveWidening
+from runtime.exposure.kinds.state_refresh import StateRefresh
+from runtime.exposure.kinds.static_topk import StaticTopK
+from runtime.exposure.policies import ExposurePolicy
+from runtime.exposure.registry import (
     PolicyInputs,
     build_policy,
     get_policy,

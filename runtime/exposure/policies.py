@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from schemarouter.runtime.retrieval import RetrievalCall
-from schemarouter.runtime.state import ObservableState
+from runtime.retrieval import RetrievalCall
+from runtime.state import ObservableState
 
 
 class ExposurePolicy(Protocol):

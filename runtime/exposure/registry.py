@@ -24,11 +24,11 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.registry import Registry
-from schemarouter.runtime.exposure.policies import ExposurePolicy
-from schemarouter.runtime.retrieval import StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.spec_model.conditions import ConditionSpec, RefreshSpec
+from runtime.core.errors import SchemaRouterError
+from runtime.core.registry import Registry
+from runtime.exposure.policies import ExposurePolicy
+from runtime.retrieval import StateAwareRetriever, StaticRetriever
+from runtime.spec_model.conditions import ConditionSpec, RefreshSpec
 
 RetrievalQuery = Literal["original", "original_plus_state", "none"]
 
@@ -82,7 +82,7 @@ class RegisteredPolicy:
 # The built-in kinds are the modules of ``runtime/exposure/kinds/`` (0.14's five first, in their frozen
 # order); installed packages add theirs through the ``schemarouter.policies`` entry points.
 POLICIES: Registry[RegisteredPolicy] = Registry(
-    "exposure policy", group="policies", package="schemarouter.runtime.exposure.kinds", first=BUILTIN_ORDER
+    "exposure policy", group="policies", package="runtime.exposure.kinds", first=BUILTIN_ORDER
 )
 
 

@@ -1,4 +1,4 @@
-"""How the CLI shows a command's progress (``schemarouter/progress.py`` steps), on stderr so a command's
+"""How the CLI shows a command's progress (``runtime/core/progress.py`` steps), on stderr so a command's
 output stays its own:
 
 * on a terminal, a rich bar per stage (stage, bar, done/total, elapsed), redrawn from the callback at
@@ -30,7 +30,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as RichProgress
 
-from schemarouter.progress import Step
+from runtime.core.progress import Step
 
 INTERVAL_S = 10.0
 QUIET_S = 2.0

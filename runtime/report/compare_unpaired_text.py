@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemarouter.runtime.report.explain import Table, render_text
-from schemarouter.runtime.report.intervals_text import fmt_interval
+from runtime.report.explain import Table, render_text
+from runtime.report.intervals_text import fmt_interval
 
 
 def unpaired_header(result: dict[str, Any], label_a: str, label_b: str) -> list[str]:

@@ -13,11 +13,11 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from schemarouter.runtime.report.intervals_text import FLAG_MARK, report_flag
-from schemarouter.runtime.report.numbers import fmt_number
+from runtime.report.intervals_text import FLAG_MARK, report_flag
+from runtime.report.numbers import fmt_number
 
 if TYPE_CHECKING:  # imported for the annotation only: `sr --help` does not load the run package
-    from schemarouter.runtime.run.resultset import ResultSet
+    from runtime.run.resultset import ResultSet
 
 LOG_WIDTH = 144
 GATE_COLUMNS = (
@@ -106,7 +106,7 @@ def print_verdict(console: Console, report: dict[str, Any], *, identity: str | N
         table.add_section()
     console.print(table)
     console.print(f"Gate verdict: [{style}]{gate['verdict']}[/]{scope_note(report)}")
-    from schemarouter.runtime.report.epochs_text import epoch_lines, warning_lines
+    from runtime.report.epochs_text import epoch_lines, warning_lines
 
     for line in [*warning_lines(report), *epoch_lines(report)]:
         console.print(line, markup=False, highlight=False, soft_wrap=True)  # one line per cell, in logs too

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemarouter.runtime.report.intervals_text import FLAG_MARK, fmt_interval
-from schemarouter.runtime.report.numbers import fmt_number
+from runtime.report.intervals_text import FLAG_MARK, fmt_interval
+from runtime.report.numbers import fmt_number
 
 PASS_METRIC = "task_pass"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from schemarouter.runtime.report.intervals_text import fmt_interval
+from runtime.report.intervals_text import fmt_interval
 
 Table = tuple[str, list[str], list[list[str]]]  # title, header, rows
 

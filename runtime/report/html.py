@@ -20,12 +20,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from schemarouter.runtime.diagnostics.episode_facts import EpisodeFacts
-from schemarouter.runtime.report.explain import diagnostics_tables
-from schemarouter.runtime.report.html_section_registry import html_section, registered_html_sections
-from schemarouter.runtime.report.intervals_text import FLAG_MARK, fmt_interval
-from schemarouter.runtime.report.numbers import fmt_number
-from schemarouter.runtime.run import jsonio
+from runtime.diagnostics.episode_facts import EpisodeFacts
+from runtime.report.explain import diagnostics_tables
+from runtime.report.html_section_registry import html_section, registered_html_sections
+from runtime.report.intervals_text import FLAG_MARK, fmt_interval
+from runtime.report.numbers import fmt_number
+from runtime.run import jsonio
 
 REPORT_HTML_FILE = "report.html"
 
@@ -61,7 +61,7 @@ def render_html(report: dict[str, Any], facts: Sequence[EpisodeFacts], traces: S
             for p in (report.get("diagnostics") or {}).get("failure_taxonomy", {}).get("precedence", [])
         ],
     }
-    asset = resources.files("schemarouter.runtime.report").joinpath("assets")
+    asset = resources.files("runtime.report").joinpath("assets")
     css = asset.joinpath("report.css").read_text(encoding="utf-8")
     js = asset.joinpath("report.js").read_text(encoding="utf-8")
     scope = report["scope"]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from schemarouter.registry import Registry
+from runtime.core.registry import Registry
 
 HtmlSectionFn = Callable[[dict[str, Any]], str]
 _CODE = re.compile(r"^[a-z][a-z0-9-]*$")  # an HTML id and a URL fragment as it stands
@@ -32,7 +32,7 @@ class RegisteredHtmlSection:
 # Built-ins from html.py, the modules of report/sections/ (discovered), and the
 # ``schemarouter.report_sections`` entry points (a module there may register both kinds of section).
 HTML_SECTIONS: Registry[RegisteredHtmlSection] = Registry(
-    "report.html section", group="report_sections", package="schemarouter.runtime.report.sections"
+    "report.html section", group="report_sections", package="runtime.report.sections"
 )
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemarouter.runtime.diagnostics.flags import interval_flag
-from schemarouter.runtime.report.numbers import fmt_number
+from runtime.diagnostics.flags import interval_flag
+from runtime.report.numbers import fmt_number
 
 FLAG_MARK = "⚑"
 

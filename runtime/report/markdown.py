@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemarouter.runtime.report.explain import diagnostics_tables, render_markdown_tables
-from schemarouter.runtime.report.intervals_text import FLAG_MARK, fmt_interval
-from schemarouter.runtime.report.numbers import fmt_number
-from schemarouter.runtime.report.plots import PLOT_FILES
-from schemarouter.runtime.report.section_registry import SectionContext, render_sections, report_section
-from schemarouter.runtime.spec_model.identity import Lineage, identity_line
+from runtime.report.explain import diagnostics_tables, render_markdown_tables
+from runtime.report.intervals_text import FLAG_MARK, fmt_interval
+from runtime.report.numbers import fmt_number
+from runtime.report.plots import PLOT_FILES
+from runtime.report.section_registry import SectionContext, render_sections, report_section
+from runtime.spec_model.identity import Lineage, identity_line
 
 REPORT_MD_FILE = "report.md"
 
@@ -141,7 +141,7 @@ def _plots(ctx: SectionContext) -> list[str]:
 
 def _repeated_trials(report: dict[str, Any]) -> list[str]:
     """Template warnings and, for ``--epochs N``, pass^k: nothing for a one-epoch run without warnings."""
-    from schemarouter.runtime.report.epochs_text import epoch_lines, warning_lines
+    from runtime.report.epochs_text import epoch_lines, warning_lines
 
     lines = [f"> {w}" for w in warning_lines(report)]
     epochs = epoch_lines(report)

@@ -25,7 +25,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from schemarouter.runtime.report.intervals_text import FLAG_MARK, report_flag
+from runtime.report.intervals_text import FLAG_MARK, report_flag
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -23,7 +23,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from schemarouter.runtime.agents import traffic
+from runtime.agents import traffic
 
 REDRAW_S = 0.25  # at most four redraws a second
 LINE_S = 10.0  # one plain line this often when stdout is not a terminal

@@ -17,22 +17,22 @@ from collections.abc import Callable, Collection, Mapping
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.diagnostics.source import Diagnoser, episode_source
-from schemarouter.runtime.report.html import write_html
-from schemarouter.runtime.report.markdown import REPORT_MD_FILE, render_markdown
-from schemarouter.runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
-from schemarouter.runtime.retrieval import RetrieverSpec
-from schemarouter.runtime.retrieval.strategy import DEFAULT_STRATEGY
-from schemarouter.runtime.run import jsonio
-from schemarouter.runtime.run.resultset import load_result_set
-from schemarouter.runtime.scoring import ScoreResult, ScoringSpec, score_result_set
-from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
-from schemarouter.runtime.scoring.report_json import LATENCY_REPORT_FILE, REPORT_FILE
-from schemarouter.runtime.scoring.score import OutcomeAudit
-from schemarouter.runtime.spec_model import CompiledSpec, read_lock, record_scoring_started
-from schemarouter.runtime.spec_model.identity import Lineage, lineage_of
-from schemarouter.runtime.spec_model.lock import FreezeLock, LockLocation
+from runtime.core.errors import SchemaRouterError
+from runtime.diagnostics.source import Diagnoser, episode_source
+from runtime.report.html import write_html
+from runtime.report.markdown import REPORT_MD_FILE, render_markdown
+from runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
+from runtime.retrieval import RetrieverSpec
+from runtime.retrieval.strategy import DEFAULT_STRATEGY
+from runtime.run import jsonio
+from runtime.run.resultset import load_result_set
+from runtime.scoring import ScoreResult, ScoringSpec, score_result_set
+from runtime.scoring.per_task import PER_TASK_FILE
+from runtime.scoring.report_json import LATENCY_REPORT_FILE, REPORT_FILE
+from runtime.scoring.score import OutcomeAudit
+from runtime.spec_model import CompiledSpec, read_lock, record_scoring_started
+from runtime.spec_model.identity import Lineage, lineage_of
+from runtime.spec_model.lock import FreezeLock, LockLocation
 
 
 def score_and_publish(

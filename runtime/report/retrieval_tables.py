@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from rich.table import Table
 
-from schemarouter.runtime.retrieval.bench import CorpusBench, Timing
-from schemarouter.runtime.retrieval.recall import RecallCell
+from runtime.retrieval.bench import CorpusBench, Timing
+from runtime.retrieval.recall import RecallCell
 
 
 def recall_table(title: str, cells: Sequence[RecallCell]) -> Table:

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from schemarouter.registry import Registry
-from schemarouter.runtime.spec_model.identity import Lineage
+from runtime.core.registry import Registry
+from runtime.spec_model.identity import Lineage
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ class RegisteredSection:
 # The built-ins register from markdown.py; the modules of report/sections/ are discovered; installed
 # packages add theirs through the ``schemarouter.report_sections`` entry points.
 SECTIONS: Registry[RegisteredSection] = Registry(
-    "report section", group="report_sections", package="schemarouter.runtime.report.sections"
+    "report section", group="report_sections", package="runtime.report.sections"
 )
 
 

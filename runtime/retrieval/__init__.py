@@ -5,11 +5,11 @@ hands its strategy only the query and ``state.canonical_json()``. Every call ret
 ``RetrievalCall``. Strategies are registered by code (``strategy.py``); ``text_concat`` is 0.14's.
 """
 
-from schemarouter.runtime.retrieval.call import QueryKind, RetrievalCall
-from schemarouter.runtime.retrieval.index import Ranking, RetrievalIndex
-from schemarouter.runtime.retrieval.retrievers import STATE_JOINER, StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.retrieval.spec import RetrieverSpec, StrategyChoice, parse_retriever_spec
-from schemarouter.runtime.retrieval.strategy import (
+from runtime.retrieval.call import QueryKind, RetrievalCall
+from runtime.retrieval.index import Ranking, RetrievalIndex
+from runtime.retrieval.retrievers import STATE_JOINER, StateAwareRetriever, StaticRetriever
+from runtime.retrieval.spec import RetrieverSpec, StrategyChoice, parse_retriever_spec
+from runtime.retrieval.strategy import (
     DEFAULT_STRATEGY,
     RetrievalStrategy,
     StrategyContext,

@@ -20,13 +20,13 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.retrieval.document import source_text
-from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.retrievers import STATE_JOINER, StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
-from schemarouter.runtime.state.model import ObservableState
+from runtime.catalog.model import Endpoint
+from runtime.retrieval.document import source_text
+from runtime.retrieval.index import RetrievalIndex
+from runtime.retrieval.retrievers import STATE_JOINER, StateAwareRetriever, StaticRetriever
+from runtime.retrieval.spec import RetrieverSpec
+from runtime.simulator.result import ObservedField, ToolResult
+from runtime.state.model import ObservableState
 
 
 @dataclass(frozen=True)

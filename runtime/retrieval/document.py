@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from schemarouter.runtime.catalog.model import Endpoint, FieldSpec
-from schemarouter.runtime.retrieval.spec import LANGUAGES, Source
+from runtime.catalog.model import Endpoint, FieldSpec
+from runtime.retrieval.spec import LANGUAGES, Source
 
 
 def _units(fields: tuple[FieldSpec, ...]) -> list[str]:

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 
 import tantivy
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.model import Catalog, Endpoint
-from schemarouter.runtime.retrieval.analyzers import Analyzer, make_analyzer, prepare
-from schemarouter.runtime.retrieval.document import source_text
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
+from runtime.catalog.model import Catalog, Endpoint
+from runtime.core.errors import SchemaRouterError
+from runtime.retrieval.analyzers import Analyzer, make_analyzer, prepare
+from runtime.retrieval.document import source_text
+from runtime.retrieval.spec import RetrieverSpec
 
 _ORDINAL = "ordinal"
 _CACHED_COUNTS = 8

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from schemarouter.runtime.retrieval.index import RetrievalIndex
+from runtime.retrieval.index import RetrievalIndex
 
 # The strategies that analyse the call text, state JSON included, as words: for them a key name
 # (``executed_route_ids``, ...) is a term that can match documents. Every other registered strategy

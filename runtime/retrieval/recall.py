@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.strategy import RetrievalStrategy
+from runtime.retrieval.index import RetrievalIndex
+from runtime.retrieval.strategy import RetrievalStrategy
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def task_recalls(
 ) -> list[TaskRecall]:
     """Each task's required routes found in the top k of its original query, ranked by ``ranker``'s
     ``rank_query`` (the experiment's strategy; a bare index is text_concat)."""
-    from schemarouter.runtime.retrieval.retrievers import as_strategy
+    from runtime.retrieval.retrievers import as_strategy
 
     strategy = as_strategy(ranker)
     out: list[TaskRecall] = []

@@ -16,13 +16,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from schemarouter.runtime.retrieval.call import QueryKind, RetrievalCall
-from schemarouter.runtime.retrieval.index import Ranking, RetrievalIndex
-from schemarouter.runtime.retrieval.strategies.text_concat import STATE_JOINER, TextConcat
-from schemarouter.runtime.retrieval.strategy import NoParams, RetrievalStrategy, StrategyContext
-from schemarouter.runtime.state.drift import contract_drift
-from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.model import ObservableState
+from runtime.retrieval.call import QueryKind, RetrievalCall
+from runtime.retrieval.index import Ranking, RetrievalIndex
+from runtime.retrieval.strategies.text_concat import STATE_JOINER, TextConcat
+from runtime.retrieval.strategy import NoParams, RetrievalStrategy, StrategyContext
+from runtime.state.drift import contract_drift
+from runtime.state.errors import ContractViolation
+from runtime.state.model import ObservableState
 
 __all__ = ["STATE_JOINER", "StateAwareRetriever", "StaticRetriever", "as_strategy"]
 

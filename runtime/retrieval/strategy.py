@@ -25,11 +25,11 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.registry import Registry
-from schemarouter.runtime.catalog.model import Catalog, Endpoint
-from schemarouter.runtime.retrieval.index import Ranking, RetrievalIndex
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
+from runtime.catalog.model import Catalog, Endpoint
+from runtime.core.errors import SchemaRouterError
+from runtime.core.registry import Registry
+from runtime.retrieval.index import Ranking, RetrievalIndex
+from runtime.retrieval.spec import RetrieverSpec
 
 DEFAULT_STRATEGY = "text_concat"
 
@@ -86,7 +86,7 @@ class RegisteredStrategy:
 # The built-in strategies are the modules of ``runtime/retrieval/strategies/`` (one each, discovered);
 # installed packages add theirs through the ``schemarouter.strategies`` entry points.
 STRATEGIES: Registry[RegisteredStrategy] = Registry(
-    "retrieval strategy", group="strategies", package="schemarouter.runtime.retrieval.strategies"
+    "retrieval strategy", group="strategies", package="runtime.retrieval.strategies"
 )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from schemarouter.runtime.catalog.model import Endpoint
+from runtime.catalog.model import Endpoint
 
 _REGIONS = ("eu", "us", "apac", "latam", "mena", "nordics", "iberia", "dach", "anz", "india")
 _EDITIONS = ("standard", "enterprise", "legacy", "batch", "express", "sandbox", "partner", "archive")

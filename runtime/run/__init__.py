@@ -3,18 +3,18 @@
 See README.md. Outcomes are read only by the scoring package, and only from a terminal result set.
 """
 
-from schemarouter.runtime.run.engine_port import EngineAdapter, EngineSetup, EpisodeEngine, LoadedEngine
-from schemarouter.runtime.run.manifest import (
+from runtime.run.engine_port import EngineAdapter, EngineSetup, EpisodeEngine, LoadedEngine
+from runtime.run.manifest import (
     AgentConfig,
     FreezeState,
     PilotSurface,
     RunManifest,
     read_manifest,
 )
-from schemarouter.runtime.run.resultset import ResultSet, SealedResultSet, load_result_set
-from schemarouter.runtime.run.rundir import RunRequest, open_run_dir
-from schemarouter.runtime.run.scope import EpisodeKey, RunScope, Shard, TaskRef
-from schemarouter.runtime.run.session import SessionResult, run_session
+from runtime.run.resultset import ResultSet, SealedResultSet, load_result_set
+from runtime.run.rundir import RunRequest, open_run_dir
+from runtime.run.scope import EpisodeKey, RunScope, Shard, TaskRef
+from runtime.run.session import SessionResult, run_session
 
 __all__ = [
     "AgentConfig",

@@ -2,7 +2,7 @@
 
 A run needs three things from an engine: load the heavy resources once per worker process, look up a
 task by ID, and run one episode. :class:`EpisodeEngine` names them; :class:`EngineAdapter` implements
-them over ``schemarouter.runtime.engine`` (imported lazily, inside the worker). Tests substitute a
+them over ``runtime.engine`` (imported lazily, inside the worker). Tests substitute a
 deterministic fake with the same shape.
 
 What an episode returns must have ``model_dump_json()`` (the versioned trace record) and ``metrics``
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from schemarouter.runtime.run.store import EpisodeOutcome
-    from schemarouter.runtime.spec_model import CompiledSpec
+    from runtime.run.store import EpisodeOutcome
+    from runtime.spec_model import CompiledSpec
 
 WALL_LATENCY_METRIC = "wall_latency_ms"
 
@@ -106,10 +106,10 @@ class EpisodeEngine(Protocol):
 
 
 class EngineAdapter:
-    """The real episode engine (``schemarouter.runtime.engine``) and the frozen surface."""
+    """The real episode engine (``runtime.engine``) and the frozen surface."""
 
     def load(self, setup: EngineSetup) -> LoadedEngine:
-        from schemarouter.runtime.engine import EngineResources
+        from runtime.engine import EngineResources
 
         compiled, catalogs_dir = setup.require()
         resources = EngineResources.load(
@@ -125,7 +125,7 @@ class EngineAdapter:
         return LoadedEngine(resources=resources, tasks=resources.tasks)
 
     def metrics_audit(self, setup: EngineSetup) -> Callable[[EpisodeOutcome], None]:
-        from schemarouter.runtime.engine.audit import MetricsAudit
+        from runtime.engine.metrics_audit import MetricsAudit
 
         compiled, catalogs_dir = setup.require()
         return MetricsAudit.load(
@@ -143,8 +143,8 @@ class EngineAdapter:
         catalog_size: int,
         epoch: int = 1,
     ) -> EpisodeResult:
-        from schemarouter.runtime.engine import EngineResources, run_episode
-        from schemarouter.runtime.surface.model import Task
+        from runtime.engine import EngineResources, run_episode
+        from runtime.surface.model import Task
 
         assert isinstance(loaded.resources, EngineResources) and isinstance(task, Task)
         return run_episode(
@@ -158,9 +158,9 @@ class EngineAdapter:
     def key_free(self, loaded: LoadedEngine, trace: EpisodeResult) -> KeyFreeRankings | None:
         """The key-free rankings of the episode's refreshes, from this worker's own index (None: the
         experiment's strategy does not read key names, so the diagnostics ask for none)."""
-        from schemarouter.runtime.engine import EngineResources
-        from schemarouter.runtime.engine.key_free_notes import key_free_rankings
-        from schemarouter.runtime.engine.trace import EpisodeTrace
+        from runtime.engine import EngineResources
+        from runtime.engine.key_free_notes import key_free_rankings
+        from runtime.engine.trace import EpisodeTrace
 
         assert isinstance(loaded.resources, EngineResources) and isinstance(trace, EpisodeTrace)
         return key_free_rankings(loaded.resources, trace)

@@ -19,9 +19,9 @@ import concurrent.futures as cf
 import sys
 from collections.abc import Callable, Sequence
 
-from schemarouter.runtime.run.engine_port import EpisodeRecord
-from schemarouter.runtime.run.outcomes import Failure
-from schemarouter.runtime.run.scope import EpisodeKey
+from runtime.run.engine_port import EpisodeRecord
+from runtime.run.outcomes import Failure
+from runtime.run.scope import EpisodeKey
 
 # How often the caller hears from a wait that finished nothing (progress lines at a steady interval).
 TICK_S = 0.5

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from schemarouter import atomic_write, safe_json
-from schemarouter.errors import SchemaRouterError
+from runtime.core import atomic_write, safe_json
+from runtime.core.errors import SchemaRouterError
 
 
 def dumps(obj: Any, *, indent: int | None = 2) -> str:
@@ -55,5 +55,5 @@ def read_jsonl(path: Path) -> list[Any]:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` atomically under a unique temporary name (``schemarouter.atomic_write``)."""
+    """Write ``text`` atomically under a unique temporary name (``runtime.core.atomic_write``)."""
     atomic_write.write_text_atomic(path, text)

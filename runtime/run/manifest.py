@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
 
-from schemarouter import safe_json
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run import jsonio
-from schemarouter.runtime.run.provenance import SourceState
-from schemarouter.runtime.run.scope import RunScope, Shard
+from runtime.core import safe_json
+from runtime.core.errors import SchemaRouterError
+from runtime.run import jsonio
+from runtime.run.provenance import SourceState
+from runtime.run.scope import RunScope, Shard
 
 MANIFEST_VERSION = 1
 MANIFEST_FILE = "manifest.json"

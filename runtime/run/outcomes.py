@@ -13,15 +13,15 @@ import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from schemarouter.runtime.run.engine_port import (
+from runtime.run.engine_port import (
     EngineSetup,
     EpisodeEngine,
     EpisodeRecord,
     LoadedEngine,
     episode_record,
 )
-from schemarouter.runtime.run.scope import EpisodeKey
-from schemarouter.runtime.run.store import EpisodeStore
+from runtime.run.scope import EpisodeKey
+from runtime.run.store import EpisodeStore
 
 ProgressCallback = Callable[[int, int], None]
 

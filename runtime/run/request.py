@@ -7,10 +7,10 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.manifest import AgentConfig, FreezeState, PilotSurface, RunManifest
-from schemarouter.runtime.run.rundir import RunRequest
-from schemarouter.runtime.run.scope import (
+from runtime.core.errors import SchemaRouterError
+from runtime.run.manifest import AgentConfig, FreezeState, PilotSurface, RunManifest
+from runtime.run.rundir import RunRequest
+from runtime.run.scope import (
     RunScope,
     Selection,
     Shard,
@@ -19,7 +19,7 @@ from schemarouter.runtime.run.scope import (
     select_conditions,
     select_tasks,
 )
-from schemarouter.runtime.spec_model.identity import lineage_of
+from runtime.spec_model.identity import lineage_of
 
 
 class SurfaceTask(Protocol):
@@ -69,7 +69,7 @@ def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | 
     identity = {k: v for k, v in (options or {}).items() if k in IDENTITY_OPTIONS and v is not None}
     warnings: list[str] = []
     if name == "openai":
-        from schemarouter.runtime.agents.server_templates import template_warnings
+        from runtime.agents.server_templates import template_warnings
 
         constrained = bool(identity.get("constrained_decoding", config.get("constrained_decoding")))
         warnings = template_warnings(identity.get("server_template"), constrained=constrained)
@@ -81,7 +81,7 @@ def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | 
 def _registered_defaults(name: str) -> dict[str, Any] | None:
     """A registered agent that agent.yaml does not name runs with the defaults its registration declares
     (recorded in the manifest as the run's agent configuration); None when it declares none."""
-    from schemarouter.runtime.agents.registry import agent_names, registered_agent
+    from runtime.agents.registry import agent_names, registered_agent
 
     if name not in agent_names():
         return None
@@ -149,7 +149,7 @@ def build_request(
 
 
 def _epochs(epochs: int) -> int:
-    from schemarouter.runtime.run.scope import MAX_EPOCHS
+    from runtime.run.scope import MAX_EPOCHS
 
     if isinstance(epochs, bool) or not isinstance(epochs, int) or not 1 <= epochs <= MAX_EPOCHS:
         raise SchemaRouterError(f"--epochs {epochs!r}: between 1 and {MAX_EPOCHS}")

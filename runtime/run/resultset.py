@@ -11,10 +11,10 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.manifest import RunManifest, read_manifest
-from schemarouter.runtime.run.scope import EpisodeKey, RunScope
-from schemarouter.runtime.run.store import EpisodeOutcome, EpisodeStore, InfraEvent
+from runtime.core.errors import SchemaRouterError
+from runtime.run.manifest import RunManifest, read_manifest
+from runtime.run.scope import EpisodeKey, RunScope
+from runtime.run.store import EpisodeOutcome, EpisodeStore, InfraEvent
 
 
 @dataclass(frozen=True)

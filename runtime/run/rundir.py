@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.manifest import (
+from runtime.core.errors import SchemaRouterError
+from runtime.run.manifest import (
     MANIFEST_FILE,
     AgentConfig,
     FreezeState,
@@ -31,9 +31,9 @@ from schemarouter.runtime.run.manifest import (
     read_manifest,
     write_manifest,
 )
-from schemarouter.runtime.run.provenance import package_versions, source_state
-from schemarouter.runtime.run.scope import RunScope, Shard
-from schemarouter.runtime.run.store import EpisodeStore
+from runtime.run.provenance import package_versions, source_state
+from runtime.run.scope import RunScope, Shard
+from runtime.run.store import EpisodeStore
 
 LOCK_FILE = ".session.lock"
 

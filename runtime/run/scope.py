@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 
 
 class EpisodeKey(NamedTuple):

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
-from schemarouter.runtime.run.executors.registry import DEFAULT_EXECUTOR, ExecutorOptions, make_executor
-from schemarouter.runtime.run.manifest import RunManifest
-from schemarouter.runtime.run.outcomes import ExecutionRequest, ExecutionSummary, ProgressCallback
-from schemarouter.runtime.run.rundir import SessionLock, finish_session, start_session
-from schemarouter.runtime.run.store import EpisodeStore
+from runtime.run.engine_port import EngineSetup, EpisodeEngine
+from runtime.run.executors.registry import DEFAULT_EXECUTOR, ExecutorOptions, make_executor
+from runtime.run.manifest import RunManifest
+from runtime.run.outcomes import ExecutionRequest, ExecutionSummary, ProgressCallback
+from runtime.run.rundir import SessionLock, finish_session, start_session
+from runtime.run.store import EpisodeStore
 
 
 @dataclass(frozen=True)

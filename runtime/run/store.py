@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter import safe_json
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.manifest import now_utc
-from schemarouter.runtime.run.scope import EpisodeKey
+from runtime.core import safe_json
+from runtime.core.errors import SchemaRouterError
+from runtime.run.manifest import now_utc
+from runtime.run.scope import EpisodeKey
 
 STORE_FILE = "episodes.sqlite"
 STORE_VERSION = "1"

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.scope import TaskRef
+from runtime.core.errors import SchemaRouterError
+from runtime.run.scope import TaskRef
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

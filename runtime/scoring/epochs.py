@@ -23,8 +23,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from schemarouter.runtime.scoring.estimates import round_sig
-from schemarouter.runtime.scoring.per_task import Row
+from runtime.scoring.estimates import round_sig
+from runtime.scoring.per_task import Row
 
 PASS_METRIC = "task_pass"
 _KEY = ("task_id", "condition", "catalog")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from schemarouter.runtime.scoring.bootstrap import (
+from runtime.scoring.bootstrap import (
     FloatArray,
     Interval,
     TaskLayout,
@@ -25,8 +25,8 @@ from schemarouter.runtime.scoring.bootstrap import (
     percentile_interval,
     ratio,
 )
-from schemarouter.runtime.scoring.per_task import Row
-from schemarouter.runtime.scoring.spec import MetricDef
+from runtime.scoring.per_task import Row
+from runtime.scoring.spec import MetricDef
 
 SIGNIFICANT_DIGITS = 12
 

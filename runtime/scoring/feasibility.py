@@ -36,13 +36,13 @@ from typing import Literal
 
 import numpy as np
 
-from schemarouter.progress import Progress, counted
-from schemarouter.runtime.scoring.bootstrap import TaskLayout, resample_counts, resample_indices
-from schemarouter.runtime.scoring.estimates import estimate, round_sig
-from schemarouter.runtime.scoring.gate import OPERATORS
-from schemarouter.runtime.scoring.per_task import Row
-from schemarouter.runtime.scoring.spec import CriterionDef, MetricDef, ScoringSpec
-from schemarouter.runtime.scoring.statistics import StatisticInput, registered_statistics
+from runtime.core.progress import Progress, counted
+from runtime.scoring.bootstrap import TaskLayout, resample_counts, resample_indices
+from runtime.scoring.estimates import estimate, round_sig
+from runtime.scoring.per_task import Row
+from runtime.scoring.spec import CriterionDef, MetricDef, ScoringSpec
+from runtime.scoring.statistics import StatisticInput, registered_statistics
+from runtime.scoring.success_gate import OPERATORS
 
 SIMULATION_SEED = 20261202  # named seed preflight.simulation
 SIMULATIONS = 200

@@ -19,10 +19,10 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.scope import RunScope
-from schemarouter.runtime.run.store import EpisodeOutcome
-from schemarouter.runtime.scoring.spec import MetricDef, ScoringSpec
+from runtime.core.errors import SchemaRouterError
+from runtime.run.scope import RunScope
+from runtime.run.store import EpisodeOutcome
+from runtime.scoring.spec import MetricDef, ScoringSpec
 
 PER_TASK_FILE = "per_task.jsonl"
 LATENCY_FILE = "per_task_latency.jsonl"

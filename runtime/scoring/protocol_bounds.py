@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schemarouter.runtime.scoring.per_task import Row
+from runtime.scoring.per_task import Row
 
 FACT_KIND = "set"
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from schemarouter.runtime.run.scope import RunScope
-from schemarouter.runtime.scoring.bootstrap import Interval, TaskLayout
-from schemarouter.runtime.scoring.estimates import SIGNIFICANT_DIGITS, Estimates
-from schemarouter.runtime.scoring.gate import GateResult
-from schemarouter.runtime.scoring.spec import ScoringSpec
+from runtime.run.scope import RunScope
+from runtime.scoring.bootstrap import Interval, TaskLayout
+from runtime.scoring.estimates import SIGNIFICANT_DIGITS, Estimates
+from runtime.scoring.spec import ScoringSpec
+from runtime.scoring.success_gate import GateResult
 
 REPORT_VERSION = 2
 REPORT_FILE = "report.json"

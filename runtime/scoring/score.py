@@ -17,43 +17,43 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run import jsonio
-from schemarouter.runtime.run.engine_port import WALL_LATENCY_METRIC
-from schemarouter.runtime.run.manifest import now_utc
-from schemarouter.runtime.run.resultset import ResultSet, SealedResultSet, read_terminal_outcomes
-from schemarouter.runtime.run.scope import RunScope
-from schemarouter.runtime.run.store import EpisodeOutcome
-from schemarouter.runtime.scoring.bootstrap import (
+from runtime.core.errors import SchemaRouterError
+from runtime.run import jsonio
+from runtime.run.engine_port import WALL_LATENCY_METRIC
+from runtime.run.manifest import now_utc
+from runtime.run.resultset import ResultSet, SealedResultSet, read_terminal_outcomes
+from runtime.run.scope import RunScope
+from runtime.run.store import EpisodeOutcome
+from runtime.scoring.bootstrap import (
     FloatArray,
     TaskLayout,
     resample_counts,
     resample_indices,
     task_layout,
 )
-from schemarouter.runtime.scoring.epochs import collapse_epochs, epochs_block
-from schemarouter.runtime.scoring.estimates import Estimates, estimate
-from schemarouter.runtime.scoring.gate import GateResult, evaluate_gate
-from schemarouter.runtime.scoring.per_task import (
+from runtime.scoring.epochs import collapse_epochs, epochs_block
+from runtime.scoring.estimates import Estimates, estimate
+from runtime.scoring.per_task import (
     LATENCY_FILE,
     PER_TASK_FILE,
     Row,
     latency_rows,
     per_task_rows,
 )
-from schemarouter.runtime.scoring.report_json import (
+from runtime.scoring.report_json import (
     LATENCY_REPORT_FILE,
     REPORT_FILE,
     build_latency_report,
     build_report,
 )
-from schemarouter.runtime.scoring.spec import ScoringSpec
+from runtime.scoring.spec import ScoringSpec
+from runtime.scoring.success_gate import GateResult, evaluate_gate
 
 SCORING_FILE = "scoring.json"
 
 
 # Recomputes one episode's metrics from its stored trace and raises SchemaRouterError on a mismatch
-# (runtime/engine/audit.py for the real engine; the run package's engine port hands it out).
+# (runtime/engine/metrics_audit.py for the real engine; the run package's engine port hands it out).
 OutcomeAudit = Callable[[EpisodeOutcome], None]
 
 

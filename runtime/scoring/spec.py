@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.spec_model.vocabulary import (
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model.vocabulary import (
     Aggregate,
     Compare,
     Operator,

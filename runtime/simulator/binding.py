@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemarouter.runtime.catalog.model import Endpoint, FieldSpec
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
+from runtime.catalog.model import Endpoint, FieldSpec
+from runtime.simulator.result import ObservedField, ToolResult
 
 
 def _matches(spec: FieldSpec, observed: ObservedField) -> bool:

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.runtime.simulator.result import ToolResult
+from runtime.simulator.result import ToolResult
 
 
 class ExecutedCall(BaseModel):

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.simulator.ops import OPS, Outcome
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
-from schemarouter.runtime.simulator.validate import argument_error
-from schemarouter.runtime.simulator.world import World
+from runtime.catalog.model import Endpoint
+from runtime.simulator.ops import OPS, Outcome
+from runtime.simulator.result import ObservedField, ToolResult
+from runtime.simulator.validate import argument_error
+from runtime.simulator.world import World
 
 ERROR_MESSAGES: dict[str, str] = {
     "MISSING_INPUT": "A required argument is missing",

@@ -31,8 +31,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 from typing import Any
 
-from schemarouter.runtime.simulator.hashing import decimal_of, digest_int
-from schemarouter.runtime.simulator.world import World
+from runtime.simulator.hashing import decimal_of, digest_int
+from runtime.simulator.world import World
 
 
 class ExpressionError(ValueError):
@@ -126,7 +126,7 @@ def expression_schema() -> dict[str, Any]:
     ]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$comment": "Generated from schemarouter.runtime.simulator.expressions.KINDS; do not edit. "
+        "$comment": "Generated from runtime.simulator.expressions.KINDS; do not edit. "
         "Regenerate with: sr schemas --update",
         "title": "Endpoint behavior expression",
         "$ref": "#/$defs/expression",
@@ -342,7 +342,7 @@ def _validator() -> Any:
 def check_expressions(where: str, behavior: dict[str, Any]) -> None:
     """Raise SchemaRouterError naming ``where`` and the path of the first expression of ``behavior``
     that the language's schema rejects."""
-    from schemarouter.errors import SchemaRouterError
+    from runtime.core.errors import SchemaRouterError
 
     for section in EXPRESSION_MAPS:
         for name, expr in sorted((behavior.get(section) or {}).items()):

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.simulator.expressions import Context, evaluate
-from schemarouter.runtime.simulator.hashing import canonical_value, decimal_of, stable_identifier
-from schemarouter.runtime.simulator.units import UnitError, convert
-from schemarouter.runtime.simulator.world import Session, World
+from runtime.catalog.model import Endpoint
+from runtime.simulator.expressions import Context, evaluate
+from runtime.simulator.hashing import canonical_value, decimal_of, stable_identifier
+from runtime.simulator.units import UnitError, convert
+from runtime.simulator.world import Session, World
 
 
 @dataclass(frozen=True)

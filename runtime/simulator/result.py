@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.runtime.catalog.model import FieldSpec, JsonType, SideEffect
+from runtime.catalog.model import FieldSpec, JsonType, SideEffect
 
 
 class ObservedField(BaseModel):

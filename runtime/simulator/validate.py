@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from schemarouter.runtime.catalog.model import Endpoint
+from runtime.catalog.model import Endpoint
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),

@@ -3,7 +3,7 @@
 The runtime reads ``build/compiled.json`` with ``load_compiled`` and never imports the compiler.
 """
 
-from schemarouter.runtime.spec_model.compiled import (
+from runtime.spec_model.compiled import (
     MANIFEST_SCHEMA_VERSION,
     BuildInfo,
     CompiledSpec,
@@ -11,25 +11,25 @@ from schemarouter.runtime.spec_model.compiled import (
     load_compiled,
     manifest_json,
 )
-from schemarouter.runtime.spec_model.conditions import ConditionLimitsSpec, ConditionSpec, RefreshSpec
-from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
-from schemarouter.runtime.spec_model.experiment import (
+from runtime.spec_model.conditions import ConditionLimitsSpec, ConditionSpec, RefreshSpec
+from runtime.spec_model.digest import Digest, FileDigest, GitState
+from runtime.spec_model.experiment import (
     BootstrapSpec,
     ExperimentSpec,
     LanguageSpec,
     ProvenanceSpec,
     SeedDocument,
 )
-from schemarouter.runtime.spec_model.gates import GateCriterionSpec, GateSpec
-from schemarouter.runtime.spec_model.lock import (
+from runtime.spec_model.gates import GateCriterionSpec, GateSpec
+from runtime.spec_model.lock import (
     FreezeLock,
     ScoringStarted,
     read_lock,
     record_scoring_started,
     scoring_started,
 )
-from schemarouter.runtime.spec_model.metrics import MetricSpec
-from schemarouter.runtime.spec_model.state_contract import (
+from runtime.spec_model.metrics import MetricSpec
+from runtime.spec_model.state_contract import (
     ForbiddenItemSpec,
     QueryItemSpec,
     SerializationSpec,
@@ -37,7 +37,7 @@ from schemarouter.runtime.spec_model.state_contract import (
     StateFieldSpec,
     StateFieldType,
 )
-from schemarouter.runtime.spec_model.strata import StratumGeneration, StratumSpec
+from runtime.spec_model.strata import StratumGeneration, StratumSpec
 
 __all__ = [
     "MANIFEST_SCHEMA_VERSION",

@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import AwareDatetime, Field
 
-from schemarouter.runtime.spec_model._base import FrozenModel
-from schemarouter.runtime.spec_model.digest import Digest
+from runtime.spec_model._base import FrozenModel
+from runtime.spec_model.digest import Digest
 
 DIGEST_RULE = (
     "sha256 of the RFC 8785 JSON of [[path, sha256 hex of the file's bytes], ...] sorted by path, over "

@@ -18,16 +18,16 @@ from typing import Any, Final, Literal, TypeVar
 
 from pydantic import AwareDatetime, BaseModel, Field, ValidationError
 
-from schemarouter import safe_json
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.spec_model._base import FrozenModel
-from schemarouter.runtime.spec_model.conditions import ConditionLimitsSpec, ConditionSpec
-from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
-from schemarouter.runtime.spec_model.experiment import ExperimentSpec
-from schemarouter.runtime.spec_model.gates import GateCriterionSpec, GateSpec
-from schemarouter.runtime.spec_model.metrics import MetricSpec
-from schemarouter.runtime.spec_model.state_contract import StateContractSpec
-from schemarouter.runtime.spec_model.strata import StratumSpec
+from runtime.core import safe_json
+from runtime.core.errors import SchemaRouterError
+from runtime.spec_model._base import FrozenModel
+from runtime.spec_model.conditions import ConditionLimitsSpec, ConditionSpec
+from runtime.spec_model.digest import Digest, FileDigest, GitState
+from runtime.spec_model.experiment import ExperimentSpec
+from runtime.spec_model.gates import GateCriterionSpec, GateSpec
+from runtime.spec_model.metrics import MetricSpec
+from runtime.spec_model.state_contract import StateContractSpec
+from runtime.spec_model.strata import StratumSpec
 
 MANIFEST_SCHEMA_VERSION: Final = 1
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -151,7 +151,6 @@ def manifest_json_schema() -> dict[str, Any]:
     schema = CompiledSpec.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$comment"] = (
-        "Generated from schemarouter.runtime.spec_model.compiled; do not edit. "
-        "Regenerate with: sr schemas --update"
+        "Generated from runtime.spec_model.compiled; do not edit. Regenerate with: sr schemas --update"
     )
     return schema

@@ -6,8 +6,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from schemarouter.runtime.spec_model._base import FrozenModel
-from schemarouter.runtime.spec_model.vocabulary import RefreshMode
+from runtime.spec_model._base import FrozenModel
+from runtime.spec_model.vocabulary import RefreshMode
 
 
 class KeepRule(FrozenModel):

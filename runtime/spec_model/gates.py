@@ -6,8 +6,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from schemarouter.runtime.spec_model._base import FrozenModel
-from schemarouter.runtime.spec_model.vocabulary import Compare, Operator, Statistic
+from runtime.spec_model._base import FrozenModel
+from runtime.spec_model.vocabulary import Compare, Operator, Statistic
 
 
 class GateCriterionSpec(FrozenModel):

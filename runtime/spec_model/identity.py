@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field
 
-from schemarouter.runtime.spec_model._base import FrozenModel
+from runtime.spec_model._base import FrozenModel
 
 
 class Deviation(FrozenModel):

@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 from pydantic import AwareDatetime, Field, ValidationError
 
-from schemarouter import safe_json
-from schemarouter.atomic_write import write_text_atomic
-from schemarouter.errors import SchemaRouterError
-from schemarouter.jcs import dumps as jcs_dumps
-from schemarouter.runtime.spec_model._base import FrozenModel
-from schemarouter.runtime.spec_model.code_record import CodeRecord
-from schemarouter.runtime.spec_model.digest import Digest, FileDigest, GitState
-from schemarouter.runtime.spec_model.preflight_record import PreflightRecord
+from runtime.core import safe_json
+from runtime.core.atomic_write import write_text_atomic
+from runtime.core.errors import SchemaRouterError
+from runtime.core.jcs import dumps as jcs_dumps
+from runtime.spec_model._base import FrozenModel
+from runtime.spec_model.code_record import CodeRecord
+from runtime.spec_model.digest import Digest, FileDigest, GitState
+from runtime.spec_model.preflight_record import PreflightRecord
 
 if TYPE_CHECKING:
-    from schemarouter.runtime.spec_model.compiled import CompiledSpec
+    from runtime.spec_model.compiled import CompiledSpec
 
 LOCK_VERSION: Final = 2
 ROOT_RULE = (

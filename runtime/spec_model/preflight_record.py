@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from schemarouter.runtime.spec_model._base import FrozenModel
+from runtime.spec_model._base import FrozenModel
 
 
 class PreflightCriterion(FrozenModel):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from schemarouter.runtime.spec_model._base import FrozenModel
+from runtime.spec_model._base import FrozenModel
 
 
 class StratumGeneration(FrozenModel):

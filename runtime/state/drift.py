@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from schemarouter.runtime.state.contract import (
+from runtime.state.contract import (
     CONTRACT_VERSION,
     ERROR_CLASSES,
     IDENTIFIER_PATTERN,
     QUERY_ITEM,
 )
-from schemarouter.runtime.state.layout import field_problems
+from runtime.state.layout import field_problems
 
 
 def contract_drift(raw: Mapping[str, Any]) -> list[str]:

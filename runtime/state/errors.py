@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 
 
 class ContractViolation(SchemaRouterError):

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from schemarouter.runtime.state.declaration import FieldDeclaration, declarations
-from schemarouter.runtime.state.errors import ContractViolation
+from runtime.state.declaration import FieldDeclaration, declarations
+from runtime.state.errors import ContractViolation
 
 # Words that may join a single-word alias to the value it smuggles: ``answer_is_74``.
 _FILLER = frozenset({"is", "eq", "equals", "was", "of", "at", "value", "val", "top", "no", "num", "nr"})

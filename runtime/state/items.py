@@ -11,9 +11,9 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.runtime.state.contract import JSON_TYPES, is_identifier, is_name, is_unit
-from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.guard import StateGuard, forbidden_item_in, installed_guard
+from runtime.state.contract import JSON_TYPES, is_identifier, is_name, is_unit
+from runtime.state.errors import ContractViolation
+from runtime.state.guard import StateGuard, forbidden_item_in, installed_guard
 
 
 class UnitTriple(BaseModel):

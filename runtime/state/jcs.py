@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemarouter.jcs import dumps
+from runtime.core.jcs import dumps
 
 
 def canonical_json(value: Any) -> str:

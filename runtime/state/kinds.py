@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from schemarouter.limits import STATE_COUNT, STATE_SET_ITEMS, over_limit
-from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.items import ITEMS, accepted_names
+from runtime.core.limits import STATE_COUNT, STATE_SET_ITEMS, over_limit
+from runtime.state.errors import ContractViolation
+from runtime.state.items import ITEMS, accepted_names
 
 # The shapes a field's ``type.kind`` may name, with what else the type must (or must not) say.
 SHAPES: Final[dict[str, str]] = {

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
-from schemarouter.runtime.state.declaration import FieldDeclaration, resolved_type
-from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.kinds import Kind, kind_of, kind_problem
-from schemarouter.runtime.state.sources import SOURCES, Source, source_code
+from runtime.state.declaration import FieldDeclaration, resolved_type
+from runtime.state.errors import ContractViolation
+from runtime.state.kinds import Kind, kind_of, kind_problem
+from runtime.state.sources import SOURCES, Source, source_code
 
 
 @dataclass(frozen=True)

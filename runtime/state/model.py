@@ -16,15 +16,15 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any, NoReturn
 
-from schemarouter import safe_json
-from schemarouter.limits import STATE_SET_ITEMS, over_limit
-from schemarouter.runtime.simulator.result import ToolResult
-from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.guard import active_guard, reject_forbidden
-from schemarouter.runtime.state.items import StableIdentifier, UnitTriple, check_name
-from schemarouter.runtime.state.jcs import canonical_json
-from schemarouter.runtime.state.layout import StateLayout, layout_of
-from schemarouter.runtime.state.sources import Refusal
+from runtime.core import safe_json
+from runtime.core.limits import STATE_SET_ITEMS, over_limit
+from runtime.simulator.result import ToolResult
+from runtime.state.errors import ContractViolation
+from runtime.state.guard import active_guard, reject_forbidden
+from runtime.state.items import StableIdentifier, UnitTriple, check_name
+from runtime.state.jcs import canonical_json
+from runtime.state.layout import StateLayout, layout_of
+from runtime.state.sources import Refusal
 
 __all__ = ["ObservableState", "StableIdentifier", "UnitTriple", "installed_layout"]
 

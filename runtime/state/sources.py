@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from schemarouter.runtime.simulator.result import ToolResult
-from schemarouter.runtime.state.contract import ERROR_CLASSES, EXECUTION_STATUSES, is_identifier
-from schemarouter.runtime.state.errors import ContractViolation
+from runtime.simulator.result import ToolResult
+from runtime.state.contract import ERROR_CLASSES, EXECUTION_STATUSES, is_identifier
+from runtime.state.errors import ContractViolation
 
 
 @dataclass(frozen=True)

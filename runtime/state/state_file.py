@@ -2,7 +2,7 @@
 
 A state file is input, so it gets everything the boundary does and more:
 
-1. it is read with ``schemarouter.safe_json`` (UTF-8, nesting depth, over-long integers, duplicate
+1. it is read with ``runtime.core.safe_json`` (UTF-8, nesting depth, over-long integers, duplicate
    keys, NaN, lone surrogates);
 2. the contract's set fields may be left out and default to empty, as a person writes one by hand; the
    others (0.14's ``last_execution_status``, ``last_error_class``, ``task_incomplete``) are required;
@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter import safe_json
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.model import ObservableState, installed_layout, with_set_defaults
+from runtime.catalog.model import Catalog
+from runtime.core import safe_json
+from runtime.core.errors import SchemaRouterError
+from runtime.state.errors import ContractViolation
+from runtime.state.model import ObservableState, installed_layout, with_set_defaults
 
 
 @dataclass(frozen=True)

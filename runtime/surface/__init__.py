@@ -1,10 +1,10 @@
 """The frozen task surface: tasks, their gold plans as state machines, and the deterministic task check."""
 
-from schemarouter.runtime.simulator.calls import ExecutedCall
-from schemarouter.runtime.surface.check import TaskCheck, check_task, milestones_reached
-from schemarouter.runtime.surface.gold import execute_gold_plan
-from schemarouter.runtime.surface.io import load_surface, load_surface_file
-from schemarouter.runtime.surface.model import (
+from runtime.simulator.calls import ExecutedCall
+from runtime.surface.check import TaskCheck, check_task, milestones_reached
+from runtime.surface.gold import execute_gold_plan
+from runtime.surface.io import load_surface, load_surface_file
+from runtime.surface.model import (
     ExpectedValue,
     Grant,
     Hazards,
@@ -14,7 +14,7 @@ from schemarouter.runtime.surface.model import (
     Task,
     VisibleTask,
 )
-from schemarouter.runtime.surface.plan import next_required_route, required_routes
+from runtime.surface.plan import next_required_route, required_routes
 
 __all__ = [
     "ExecutedCall",

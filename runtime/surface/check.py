@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.runtime.simulator.calls import ExecutedCall
-from schemarouter.runtime.simulator.world import World
-from schemarouter.runtime.surface.model import ExpectedValue, Milestone, Task
+from runtime.simulator.calls import ExecutedCall
+from runtime.simulator.world import World
+from runtime.surface.model import ExpectedValue, Milestone, Task
 
 
 class TaskCheck(BaseModel):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.simulator.binding import bind_arguments
-from schemarouter.runtime.simulator.calls import ExecutedCall
-from schemarouter.runtime.simulator.execute import execute
-from schemarouter.runtime.simulator.result import ToolResult
-from schemarouter.runtime.simulator.world import World
-from schemarouter.runtime.surface.model import PlanStep, Task
+from runtime.catalog.model import Catalog
+from runtime.simulator.binding import bind_arguments
+from runtime.simulator.calls import ExecutedCall
+from runtime.simulator.execute import execute
+from runtime.simulator.result import ToolResult
+from runtime.simulator.world import World
+from runtime.surface.model import PlanStep, Task
 
 
 def run_plan(

@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.surface.model import Task
+from runtime.core.errors import SchemaRouterError
+from runtime.surface.model import Task
 
 SURFACE_FILE = "surface.jsonl"
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.runtime.simulator.world import World
+from runtime.simulator.world import World
 
 
 class Grant(BaseModel):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from schemarouter.runtime.simulator.calls import ExecutedCall
-from schemarouter.runtime.surface.model import PlanStep, Task
+from runtime.simulator.calls import ExecutedCall
+from runtime.surface.model import PlanStep, Task
 
 
 def plan_position(plan: Sequence[PlanStep], executed: Sequence[ExecutedCall]) -> int:

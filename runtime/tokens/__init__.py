@@ -1,6 +1,6 @@
 """Token accounting with a real BPE tokenizer (cl100k_base by default, or a user's tokenizer.json)."""
 
-from schemarouter.runtime.tokens.counter import PromptTokens, TokenCounter
-from schemarouter.runtime.tokens.tokenizer import Tokenizer, TokenizerConfig, load_tokenizer
+from runtime.tokens.counter import PromptTokens, TokenCounter
+from runtime.tokens.tokenizer import Tokenizer, TokenizerConfig, load_tokenizer
 
 __all__ = ["PromptTokens", "TokenCounter", "Tokenizer", "TokenizerConfig", "load_tokenizer"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-from schemarouter.runtime.tokens.tokenizer import Tokenizer
+from runtime.tokens.tokenizer import Tokenizer
 
 
 @dataclass(frozen=True)

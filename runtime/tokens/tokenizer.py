@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal, Protocol
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 
 
 class Tokenizer(Protocol):

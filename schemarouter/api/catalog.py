@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from runtime.catalog.model import Catalog
 from schemarouter.api.project import ProjectArg, project_paths
-from schemarouter.runtime.catalog.model import Catalog
 
 __all__ = ["Catalog", "formats", "import_"]
 
@@ -21,7 +21,7 @@ def import_(
     """The catalog ``source`` holds, read as ``format`` (``formats()``: mcp, openai, openapi); with
     ``out``, also written there (through the project's output guard, atomically)."""
     if out is None:
-        from schemarouter.runtime.catalog.importers import import_catalog_file
+        from runtime.catalog.importers import import_catalog_file
 
         return import_catalog_file(format, Path(source), domain=domain)
     from schemarouter.application.catalog_import import import_catalog

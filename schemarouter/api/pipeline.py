@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from runtime.core.progress import Progress
+from runtime.spec_model import CompiledSpec
 from schemarouter.api.project import ProjectArg, project_paths
 from schemarouter.application.compiled import CompiledForRun
 from schemarouter.application.verify import VerifyOutcome
-from schemarouter.progress import Progress
-from schemarouter.runtime.spec_model import CompiledSpec
 
 
 def compile(
@@ -32,7 +32,7 @@ def compile_outcome(
     progress: Progress | None = None,
 ) -> CompiledForRun:
     """``compile`` with whether build/<id>/compiled.json was reused (``sr compile`` says which);
-    ``progress`` gets each stage (``schemarouter/progress.py``)."""
+    ``progress`` gets each stage (``runtime/core/progress.py``)."""
     from schemarouter.application.compiled import compile_or_reuse
 
     paths = project_paths(project, experiment)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from runtime.core.progress import Progress
 from schemarouter.api.project import ProjectArg, project_paths
 from schemarouter.application.retrieval_eval import DEFAULT_RESAMPLES, DEFAULT_SEED, EvalReport
-from schemarouter.progress import Progress
 
 __all__ = ["EvalReport", "evaluate"]
 
@@ -23,7 +23,7 @@ def evaluate(
 ) -> EvalReport:
     """Recall@k, nDCG@10 and MRR of every registered strategy over the catalog file ``catalog`` on the
     judged query file ``queries`` (JSON lines), with percentile bootstrap intervals. ``progress`` gets
-    each stage and each strategy's queries as ``schemarouter.progress.Step``s."""
+    each stage and each strategy's queries as ``runtime.core.progress.Step``s."""
     from schemarouter.application.retrieval_eval import evaluate_retrieval
 
     return evaluate_retrieval(

@@ -6,12 +6,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from runtime.core.errors import SchemaRouterError
+from runtime.engine.trace import EpisodeTrace
+from runtime.run.manifest import RunManifest
+from runtime.scoring.report_model import Report
 from schemarouter.api.project import ProjectArg, project_paths
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.engine.trace import EpisodeTrace
-from schemarouter.runtime.run.manifest import RunManifest
-from schemarouter.runtime.scoring.report_model import Report
 
 if TYPE_CHECKING:
     from schemarouter.application.export_tables import RunTables
@@ -33,7 +33,7 @@ class Run:
 
     @cached_property
     def manifest(self) -> RunManifest:
-        from schemarouter.runtime.run import read_manifest
+        from runtime.run import read_manifest
 
         return read_manifest(self.dir)
 
@@ -84,9 +84,9 @@ class Run:
 
     def trace(self, task: str, condition: str, catalog: int, *, epoch: int = 1) -> EpisodeTrace:
         """The stored trace of one episode."""
-        from schemarouter.runtime.engine.trace import read_trace
-        from schemarouter.runtime.run.scope import EpisodeKey
-        from schemarouter.runtime.run.store import EpisodeStore
+        from runtime.engine.trace import read_trace
+        from runtime.run.scope import EpisodeKey
+        from runtime.run.store import EpisodeStore
 
         key = EpisodeKey(task, condition, int(catalog), epoch)
         with EpisodeStore(self.dir, readonly=True) as store:

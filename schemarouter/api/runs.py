@@ -7,9 +7,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from runtime.core.errors import SchemaRouterError
 from schemarouter.api.project import ProjectArg, project_paths, quiet_console
 from schemarouter.api.run_view import Run
-from schemarouter.errors import SchemaRouterError
 
 # progress(done, total): episodes committed this session out of the session's total.
 ProgressFn = Callable[[int, int], None]

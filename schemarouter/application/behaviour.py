@@ -15,15 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemarouter.compiler.deviations import (
+from compiler.deviations import (
     BEHAVIOUR_PREFIX,
     DeviationReport,
     Difference,
     deviation_report,
     update_log,
 )
-from schemarouter.compiler.experiments import lineage_of
-from schemarouter.errors import SchemaRouterError
+from compiler.experiments import lineage_of
+from runtime.core.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
 
@@ -86,7 +86,7 @@ def behavioural_differences(paths: ProjectPaths) -> list[Difference]:
 
 
 def _with_behaviour(report: DeviationReport, paths: ProjectPaths, found: list[Difference]) -> DeviationReport:
-    from schemarouter.compiler.deviations import read_log
+    from compiler.deviations import read_log
 
     logged = {str(e.get("change")): str(e.get("rationale") or "") for e in read_log(paths)}
     current = {d.change for d in found}

@@ -9,16 +9,16 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from schemarouter.runtime.engine import EngineResources
-    from schemarouter.runtime.engine.anchor_tools import ReplayEpisode
-    from schemarouter.runtime.engine.bench import ScaleRow
-    from schemarouter.runtime.surface.model import Task
+    from runtime.engine import EngineResources
+    from runtime.engine.anchor_tools import ReplayEpisode
+    from runtime.engine.bench import ScaleRow
+    from runtime.surface.model import Task
 
 # Default conditions of `sr bench scale`, by exposure policy: top-k retrieval, state refresh, the whole
 # catalog (0.14: SR-5-STATIC, SR-5-STATE-AWARE, FULL).
@@ -78,8 +78,8 @@ def bench_scale(
     *, project: ProjectPaths, sizes: Sequence[int], conditions: Sequence[str] | None, tasks: int | None
 ) -> tuple[list[ScaleRow], dict[str, str]]:
     """Per-episode and per-turn CPU of each condition at each catalog size (synthetic beyond 500)."""
+    from runtime.engine.bench import scale_rows
     from schemarouter.application.retrieval_io import catalog_seed
-    from schemarouter.runtime.engine.bench import scale_rows
 
     real_sizes = [s for s in REFERENCE_CATALOGS if s in sizes] or [500]
     resources = _engine(project, sorted({*real_sizes, 500}))
@@ -170,9 +170,9 @@ def bench_anchor(
 ) -> dict[str, list[float]]:
     """Our CPU per model turn over the reference scope beside inspect_ai, interleaved: its tool-calling
     loop replaying ``samples`` of our episodes (the fair anchor), and its bare generate loop."""
-    from schemarouter.runtime.engine.anchor import inspect_mockllm_cost, inspect_version
-    from schemarouter.runtime.engine.anchor_tools import inspect_tool_loop_cost
-    from schemarouter.runtime.engine.bench import measure_episodes
+    from runtime.engine.anchor import inspect_mockllm_cost, inspect_version
+    from runtime.engine.anchor_tools import inspect_tool_loop_cost
+    from runtime.engine.bench import measure_episodes
 
     version = inspect_version()
     if version is None:
@@ -213,8 +213,8 @@ def replay_episodes(
 ) -> list[ReplayEpisode]:
     """``samples`` of ``episodes``, evenly spread (every condition and catalog size), run once each and
     turned into what inspect_ai replays."""
-    from schemarouter.runtime.engine.anchor_tools import replay_episode
-    from schemarouter.runtime.engine.episode import run_episode
+    from runtime.engine.anchor_tools import replay_episode
+    from runtime.engine.episode import run_episode
 
     step = max(1.0, len(episodes) / samples)
     picked = [episodes[int(i * step)] for i in range(min(samples, len(episodes)))]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
 # Targets of issue #29 at latency 1 s, N = 256, 2,700 one-turn episodes; printed, never asserted.
@@ -168,7 +168,7 @@ class Server:
             "--error-rate",
             str(self.bench.error_rate),
         ]
-        from schemarouter.runtime.run.executor import die_with_parent
+        from runtime.run.episode_pool import die_with_parent
 
         # The server dies with this process, even on kill -9.
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, preexec_fn=die_with_parent)
@@ -321,9 +321,9 @@ def target_line(rows: Sequence[ServeRow], bench: ServeBench) -> str:
 
 def pilot_scope_size(project: ProjectPaths) -> int:
     """Episodes of the whole pilot scope: every condition x catalog x development-surface task."""
+    from compiler import compile_project
     from schemarouter.application.compiled import compiled_for_run
     from schemarouter.application.surfaces import choose_surface
-    from schemarouter.compiler import compile_project
 
     compiled = compiled_for_run(project, compile=compile_project).spec
     tasks = choose_surface(project, surface="dev", surface_file=None).tasks(project)

@@ -24,20 +24,20 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from runtime.core.errors import SchemaRouterError
+from runtime.core.jcs import dumps as jcs_dumps
+from runtime.engine.episode import run_episode
+from runtime.engine.resources import EngineResources
+from runtime.engine.trace import EpisodeTrace
+from runtime.scoring.bootstrap import Interval
+from runtime.scoring.spec import ScoringSpec
+from runtime.scoring.statistics import StatisticInput, registered_statistics
+from runtime.spec_model import CompiledSpec
+from runtime.spec_model.code_record import CanarySet
+from runtime.state import ObservableState
+from runtime.surface.model import Task
 from schemarouter.application.surfaces import choose_surface
-from schemarouter.errors import SchemaRouterError
-from schemarouter.jcs import dumps as jcs_dumps
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.engine.episode import run_episode
-from schemarouter.runtime.engine.resources import EngineResources
-from schemarouter.runtime.engine.trace import EpisodeTrace
-from schemarouter.runtime.scoring.bootstrap import Interval
-from schemarouter.runtime.scoring.spec import ScoringSpec
-from schemarouter.runtime.scoring.statistics import StatisticInput, registered_statistics
-from schemarouter.runtime.spec_model import CompiledSpec
-from schemarouter.runtime.spec_model.code_record import CanarySet
-from schemarouter.runtime.state import ObservableState
-from schemarouter.runtime.surface.model import Task
 
 SURFACE = "dev"
 PER_STRATUM = 3
@@ -69,7 +69,7 @@ class CanaryEpisodes:
 
 def dev_surface_available(paths: ProjectPaths) -> bool:
     """Whether the project defines the development surface (``spec/_surfaces/dev/``, experiments layout)."""
-    from schemarouter.compiler.generate.surface_only import named_surfaces
+    from compiler.generate.surface_only import named_surfaces
 
     return paths.experiment is not None and SURFACE in named_surfaces(paths.root)
 

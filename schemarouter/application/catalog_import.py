@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from runtime.catalog.importers import Skipped, import_source, importer_codes
+from runtime.catalog.io import catalog_digest, dump_catalog
+from runtime.catalog.model import Catalog
 from schemarouter.output_guard import output_guard
-from schemarouter.runtime.catalog.importers import Skipped, import_source, importer_codes
-from schemarouter.runtime.catalog.io import catalog_digest, dump_catalog
-from schemarouter.runtime.catalog.model import Catalog
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from schemarouter.jcs import dumps as jcs_dumps
-from schemarouter.runtime.spec_model.digest import Digest
+from runtime.core.jcs import dumps as jcs_dumps
+from runtime.spec_model.digest import Digest
 
 # (dotted prefix, folder under the source root): the project's packages, most specific first. A module
 # is in the project when its name is a prefix or starts with one and a dot.
-_ROOTS = (("schemarouter.compiler", "compiler"), ("schemarouter.runtime", "runtime"), ("schemarouter", ""))
+_ROOTS = (("compiler", "compiler"), ("runtime", "runtime"), ("schemarouter", ""))
 PREFIXES = tuple(prefix for prefix, _ in _ROOTS)
 
 

@@ -16,31 +16,31 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from schemarouter.application.code_digest import SourceTree
-from schemarouter.application.compiled import compiled_without_writing
-from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
-from schemarouter.registry import distribution_of
-from schemarouter.runtime.run.manifest import PluginComponent
-from schemarouter.runtime.spec_model import CompiledSpec, FreezeLock
-from schemarouter.runtime.spec_model.code_record import (
+from runtime.core.errors import SchemaRouterError
+from runtime.core.registry import distribution_of
+from runtime.run.manifest import PluginComponent
+from runtime.spec_model import CompiledSpec, FreezeLock
+from runtime.spec_model.code_record import (
     CANARY_RULE,
     DIGEST_RULE,
     CodeRecord,
     ComponentPin,
     DistributionPin,
 )
-from schemarouter.runtime.spec_model.lock import lock_guard, read_lock, write_lock
-from schemarouter.runtime.spec_model.module_moves import current_module
+from runtime.spec_model.lock import lock_guard, read_lock, write_lock
+from runtime.spec_model.module_moves import current_module
+from schemarouter.application.code_digest import SourceTree
+from schemarouter.application.compiled import compiled_without_writing
+from schemarouter.project import ProjectPaths
 
 if TYPE_CHECKING:
     from schemarouter.application import canaries as cn
 # The canaries and the registries load the engine: imported only when canaries run, so a verify whose
 # digests all match stays cheap.
 
-STATE_GUARD = "schemarouter.runtime.state.guard"
-EXPRESSIONS = "schemarouter.runtime.simulator.expressions"
-EPISODE = "schemarouter.runtime.engine.episode"
+STATE_GUARD = "runtime.state.guard"
+EXPRESSIONS = "runtime.simulator.expressions"
+EPISODE = "runtime.engine.episode"
 
 
 @dataclass(frozen=True)
@@ -66,13 +66,13 @@ class Component:
 def components_of(compiled: CompiledSpec) -> list[Component]:
     """What ``compiled`` executes, in a stable order (strategy, policies, agent, guard, expressions,
     engine, metrics in spec order, statistics by name)."""
+    from runtime.agents.registry import registered_agent
+    from runtime.engine.metrics import metrics_named
+    from runtime.exposure.registry import get_policy
+    from runtime.retrieval import RetrieverSpec
+    from runtime.retrieval.strategy import get_strategy, strategy_of
+    from runtime.scoring.statistics import registered_statistics
     from schemarouter.application.canaries import AGENT
-    from schemarouter.runtime.agents.registry import registered_agent
-    from schemarouter.runtime.engine.metrics import metrics_named
-    from schemarouter.runtime.exposure.registry import get_policy
-    from schemarouter.runtime.retrieval import RetrieverSpec
-    from schemarouter.runtime.retrieval.strategy import get_strategy, strategy_of
-    from schemarouter.runtime.scoring.statistics import registered_statistics
 
     code, params = strategy_of(RetrieverSpec.from_compiled(compiled))
     out = [Component("retrieval strategy", code, get_strategy(code).factory.__module__, dict(params))]
@@ -87,7 +87,7 @@ def components_of(compiled: CompiledSpec) -> list[Component]:
         out.append(Component("exposure policy", kind, get_policy(kind).factory.__module__))
     agent = registered_agent(AGENT).factory
     out += [
-        Component("agent", AGENT, getattr(agent, "__module__", "schemarouter.runtime.agents.reference")),
+        Component("agent", AGENT, getattr(agent, "__module__", "runtime.agents.reference")),
         Component("state guard", "guard", STATE_GUARD),
         Component("simulator expression language", "expressions", EXPRESSIONS),
         Component("episode engine", "run_episode", EPISODE),
@@ -174,7 +174,7 @@ def pin_code(
         if required:
             raise SchemaRouterError(message)
         return message
-    from schemarouter.compiler.verify import verify_project
+    from compiler.verify import verify_project
 
     report = verify_project(paths)
     if not report.clean:
@@ -375,7 +375,7 @@ def _cached_check(paths: ProjectPaths) -> str | None:
 def _remember_check(paths: ProjectPaths, key: str) -> None:
     import json
 
-    from schemarouter.atomic_write import write_text_atomic
+    from runtime.core.atomic_write import write_text_atomic
 
     try:
         paths.experiment_build_dir.mkdir(parents=True, exist_ok=True)

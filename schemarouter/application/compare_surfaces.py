@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.diagnostics.compare import identity
-from schemarouter.runtime.diagnostics.compare_unpaired import compare_unpaired
-from schemarouter.runtime.report.compare_unpaired_text import render_unpaired
-from schemarouter.runtime.run import read_manifest
-from schemarouter.runtime.run.manifest import RunManifest
+from runtime.core.errors import SchemaRouterError
+from runtime.diagnostics.compare import identity
+from runtime.diagnostics.compare_unpaired import compare_unpaired
+from runtime.report.compare_unpaired_text import render_unpaired
+from runtime.run import read_manifest
+from runtime.run.manifest import RunManifest
 
 
 def compare_across_surfaces(

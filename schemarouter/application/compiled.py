@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from schemarouter.compiler.compiled_record import reuse_compiled
-from schemarouter.progress import Progress, announce
+from compiler.compiled_record import reuse_compiled
+from runtime.core.progress import Progress, announce
+from runtime.spec_model import CompiledSpec
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.spec_model import CompiledSpec
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ def compiled_for_run(
     reused = reuse_compiled(paths)
     if reused is not None:
         return CompiledForRun(reused, reused=True)
-    from schemarouter.compiler.compile import compile_project
+    from compiler.compile import compile_project
 
     return CompiledForRun((compile or compile_project)(paths), reused=False)
 
@@ -41,7 +41,7 @@ def compiled_without_writing(paths: ProjectPaths) -> CompiledSpec:
     reused = reuse_compiled(paths)
     if reused is not None:
         return reused
-    from schemarouter.compiler.compile import compile_project
+    from compiler.compile import compile_project
 
     return compile_project(paths, write_manifest=False)
 
@@ -55,7 +55,7 @@ def compile_or_reuse(
         reused = reuse_compiled(paths)
         if reused is not None:
             return CompiledForRun(reused, reused=True)
-    from schemarouter.compiler.compile import compile_project
+    from compiler.compile import compile_project
 
     spec = compile_project(paths, require_frozen=require_frozen, progress=progress)
     return CompiledForRun(spec, reused=False)

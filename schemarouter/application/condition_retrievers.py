@@ -8,9 +8,9 @@ read from the project's current compiled spec of the run's experiment, never sto
 
 from __future__ import annotations
 
-from schemarouter.runtime.retrieval import RetrieverSpec
-from schemarouter.runtime.retrieval.strategy import DEFAULT_STRATEGY
-from schemarouter.runtime.spec_model import CompiledSpec
+from runtime.retrieval import RetrieverSpec
+from runtime.retrieval.strategy import DEFAULT_STRATEGY
+from runtime.spec_model import CompiledSpec
 
 
 def condition_retrievers(compiled: CompiledSpec) -> dict[str, str]:

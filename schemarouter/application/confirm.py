@@ -23,17 +23,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from compiler.confirmations import CONFIRMATIONS, record_confirmation
+from runtime.core.errors import SchemaRouterError
+from runtime.core.jcs import dumps as jcs_dumps
+from runtime.report.console import verdict_line
+from runtime.run import read_manifest
+from runtime.run.manifest import now_utc
+from runtime.surface.io import SURFACE_FILE, load_surface_file
+from runtime.surface.model import Task
 from schemarouter.application.run import NO_DEPS, RunDeps, RunOutcome, RunRequest, run_experiment
 from schemarouter.application.surfaces import choose_surface
-from schemarouter.compiler.confirmations import CONFIRMATIONS, record_confirmation
-from schemarouter.errors import SchemaRouterError
-from schemarouter.jcs import dumps as jcs_dumps
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.console import verdict_line
-from schemarouter.runtime.run import read_manifest
-from schemarouter.runtime.run.manifest import now_utc
-from schemarouter.runtime.surface.io import SURFACE_FILE, load_surface_file
-from schemarouter.runtime.surface.model import Task
 
 CONFIRMATION = "confirmation"
 MANIFEST_FILE = "manifest.json"
@@ -117,12 +117,12 @@ def generation_command(data: dict[str, Any]) -> str:
 
 def _reference_digests(paths: ProjectPaths) -> dict[str, set[str]]:
     """Content digests of the evaluation surface's tasks and of dev's, by name."""
-    from schemarouter.runtime.surface import load_surface
+    from runtime.surface import load_surface
 
     references = {
         "the evaluation surface": {task_content_digest(t) for t in load_surface(paths.catalogs_dir)}
     }
-    from schemarouter.compiler.generate.surface_only import named_surfaces
+    from compiler.generate.surface_only import named_surfaces
 
     for name in named_surfaces(paths.root):
         chosen = choose_surface(paths, surface=name, surface_file=None)
@@ -176,7 +176,7 @@ def confirm_draft(
     paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_DEPS
 ) -> tuple[RunOutcome, CheckedSurface]:
     """Check the surface, run the draft on it in its full scope, append to confirmation.yaml."""
-    from schemarouter.compiler.run_records import record_problems
+    from compiler.run_records import record_problems
     from schemarouter.output_guard import output_guard
 
     if request.run_dir is not None:  # a named run directory is refused before anything is read

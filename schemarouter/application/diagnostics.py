@@ -10,17 +10,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from runtime.core.errors import SchemaRouterError
+from runtime.diagnostics.compare import compare_runs
+from runtime.report.compare_text import render_compare
+from runtime.report.console import scope_note
+from runtime.report.explain import diagnostics_tables, render_text
+from runtime.run import jsonio
+from runtime.scoring.per_task import PER_TASK_FILE
+from runtime.scoring.report_json import REPORT_FILE
 from schemarouter.application.compiled import compiled_without_writing
 from schemarouter.application.condition_retrievers import condition_retrievers, retriever_line
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.diagnostics.compare import compare_runs
-from schemarouter.runtime.report.compare_text import render_compare
-from schemarouter.runtime.report.console import scope_note
-from schemarouter.runtime.report.explain import diagnostics_tables, render_text
-from schemarouter.runtime.run import jsonio
-from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
-from schemarouter.runtime.scoring.report_json import REPORT_FILE
 
 
 @dataclass(frozen=True)

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from runtime.engine import EngineResources, EpisodeTrace, run_episode
 from schemarouter.application.compiled import compiled_for_run
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.engine import EngineResources, EpisodeTrace, run_episode
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,8 @@ def show_episode(paths: ProjectPaths, request: EpisodeRequest, pilot: str | None
     the trace as indented JSON (for ``--json``)."""
     import json
 
-    from schemarouter.runtime.engine.show import render_trace
-    from schemarouter.runtime.report.console import pilot_line
+    from runtime.engine.show import render_trace
+    from runtime.report.console import pilot_line
 
     if pilot is not None:
         print(pilot_line(pilot))

@@ -1,7 +1,7 @@
 """``sr export RUN_DIR --format inspect|parquet|csv``: a scored run in the formats other tools read.
 
 Formats are registered under stable codes (``EXPORT_FORMATS``); each writes into ``--out`` (default
-``RUN_DIR/export/``), every file atomically (``schemarouter.atomic_write``; the inspect log is written
+``RUN_DIR/export/``), every file atomically (``runtime.core.atomic_write``; the inspect log is written
 to a temporary name and renamed), so an export that fails leaves no half-written file:
 
 - ``parquet``: ``per_task.parquet`` and ``decision_points.parquet``;
@@ -22,13 +22,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from runtime.core.atomic_write import write_bytes_atomic
+from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress, announce
+from runtime.core.registry import Registry, decorator
 from schemarouter.application.export_tables import DECISION_COLUMNS, RunTables, load_run_tables
-from schemarouter.atomic_write import write_bytes_atomic
-from schemarouter.errors import SchemaRouterError
 from schemarouter.output_guard import output_guard
-from schemarouter.progress import Progress, announce
 from schemarouter.project import ProjectPaths
-from schemarouter.registry import Registry, decorator
 
 
 def _parquet(tables: RunTables, out: Path) -> list[Path]:

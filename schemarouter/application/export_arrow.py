@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from runtime.core.errors import SchemaRouterError
 from schemarouter.application.export_tables import Kind, Row
-from schemarouter.errors import SchemaRouterError
 
 
 def _pa() -> Any:

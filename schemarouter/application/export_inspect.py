@@ -29,13 +29,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from runtime.catalog.io import load_catalog_with_digest
+from runtime.catalog.model import Catalog
+from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress, announce
+from runtime.scoring.per_task import KEY_FIELDS
 from schemarouter.application.export_inspect_events import episode_transcript, tool_infos
 from schemarouter.application.export_tables import Episode, Row, RunTables
-from schemarouter.errors import SchemaRouterError
-from schemarouter.progress import Progress, announce
-from schemarouter.runtime.catalog.io import load_catalog_with_digest
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.scoring.per_task import KEY_FIELDS
 
 PRIMARY = "task_pass"  # the first score and the headline metric: inspect view's SCORE column
 

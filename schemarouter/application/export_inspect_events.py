@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from runtime.catalog.model import Catalog
+from runtime.engine.trace import TurnRecord
 from schemarouter.application.export_tables import Episode
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.engine.trace import TurnRecord
 
 
 @dataclass(frozen=True)

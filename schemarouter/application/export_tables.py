@@ -19,20 +19,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from schemarouter import safe_json
-from schemarouter.errors import SchemaRouterError
-from schemarouter.progress import Progress, counted
+from runtime.core import safe_json
+from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress, counted
+from runtime.engine.metrics import executed_calls_from_turns
+from runtime.engine.trace import EpisodeTrace, read_trace
+from runtime.run import load_result_set, read_manifest
+from runtime.run.manifest import RunManifest
+from runtime.run.resultset import read_terminal_outcomes
+from runtime.run.scope import RunScope
+from runtime.run.store import EpisodeOutcome
+from runtime.scoring.per_task import KEY_FIELDS, PER_TASK_FILE
+from runtime.surface.model import Task
+from runtime.surface.plan import next_required_route
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.engine.metrics import executed_calls_from_turns
-from schemarouter.runtime.engine.trace import EpisodeTrace, read_trace
-from schemarouter.runtime.run import load_result_set, read_manifest
-from schemarouter.runtime.run.manifest import RunManifest
-from schemarouter.runtime.run.resultset import read_terminal_outcomes
-from schemarouter.runtime.run.scope import RunScope
-from schemarouter.runtime.run.store import EpisodeOutcome
-from schemarouter.runtime.scoring.per_task import KEY_FIELDS, PER_TASK_FILE
-from schemarouter.runtime.surface.model import Task
-from schemarouter.runtime.surface.plan import next_required_route
 
 Kind = Literal["string", "int", "float", "bool", "list"]
 Row = dict[str, Any]
@@ -127,11 +127,11 @@ def _check_recomputed(
     """Recompute every episode's metrics from its stored trace and the per-task rows from them, as
     ``sr score`` does (the same audit and ``per_task_rows``), and refuse a per-task row that differs:
     an export never carries a value on the word of a file that can be edited by hand."""
+    from compiler import compile_project
+    from runtime.run.engine_port import EngineAdapter
+    from runtime.scoring import ScoringSpec
+    from runtime.scoring.per_task import per_task_rows
     from schemarouter.application.score import scoring_setup
-    from schemarouter.compiler import compile_project
-    from schemarouter.runtime.run.engine_port import EngineAdapter
-    from schemarouter.runtime.scoring import ScoringSpec
-    from schemarouter.runtime.scoring.per_task import per_task_rows
 
     compiled = compile_project(paths, write_manifest=False)
     audit = EngineAdapter().metrics_audit(scoring_setup(paths, compiled, [run_dir]))
@@ -237,7 +237,7 @@ def _read_report(run_dir: Path) -> dict[str, Any]:
 
 
 def _tasks(paths: ProjectPaths, manifest: RunManifest) -> dict[str, Task]:
-    from schemarouter.runtime.surface import load_surface, load_surface_file
+    from runtime.surface import load_surface, load_surface_file
 
     if manifest.surface is not None:
         from schemarouter.application.surfaces import pilot_surface_file

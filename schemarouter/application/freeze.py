@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from runtime.core.errors import SchemaRouterError
 from schemarouter.application.preflight import Preflight, PreflightRequest, has_pilot_surface, run_preflight
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
 
@@ -38,9 +38,9 @@ def freeze_experiment(
     paths: ProjectPaths, request: FreezeRequest, *, show: Callable[[list[str]], None] = lambda _l: None
 ) -> FreezeOutcome:
     """Preflight, then freeze; ``show`` receives the preflight's table before the freeze is decided."""
+    from compiler import freeze_project, validate_project
+    from compiler.run_records import record_problems
     from schemarouter.application.preflight_text import preflight_lines
-    from schemarouter.compiler import freeze_project, validate_project
-    from schemarouter.compiler.run_records import record_problems
 
     broken = record_problems(paths)  # a hand-edited pilots.yaml or confirmation.yaml: before any pilot
     if broken:
@@ -78,8 +78,8 @@ def freeze_experiment(
 
 def _would_write(paths: ProjectPaths) -> bool:
     """Whether ``sr freeze`` would write (a change to freeze, no scoring record to refuse it)."""
-    from schemarouter.compiler.verify import current_fingerprints, verify_project
-    from schemarouter.runtime.spec_model.lock import read_lock
+    from compiler.verify import current_fingerprints, verify_project
+    from runtime.spec_model.lock import read_lock
 
     previous = read_lock(paths.lock_file, display=paths.lock_display)
     if previous is None:

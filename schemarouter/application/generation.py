@@ -16,8 +16,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.progress import Progress, announce
+from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress, announce
 from schemarouter.project import ProjectPaths
 
 
@@ -29,7 +29,7 @@ def run_generate(
     Returns (paths, ok): the differing paths (check) or the written paths (write), and whether the
     tree now equals the generation (always True after a write).
     """
-    from schemarouter.compiler.generate.pipeline import differences, generate, write_generated
+    from compiler.generate.pipeline import differences, generate, write_generated
 
     generated = generate(project, progress=progress)
     if check:
@@ -42,7 +42,7 @@ def run_generate(
 def _named_surfaces(project: ProjectPaths, *, check: bool, progress: Progress | None) -> list[str]:
     """The committed named surfaces (spec/_surfaces/<name>/) generated against this experiment's catalogs:
     with ``check`` the files that differ from a fresh generation, else the files rewritten."""
-    from schemarouter.compiler.generate.surface_only import (
+    from compiler.generate.surface_only import (
         committed_named_surfaces,
         generate_named,
         surface_differences,
@@ -83,7 +83,7 @@ def generate_surface_files(
     project: ProjectPaths, request: SurfaceRequest, progress: Progress | None = None
 ) -> SurfaceOutcome:
     """Generate (or, with ``check``, compare) a surface; the lines say what happened."""
-    from schemarouter.compiler.generate.surface_only import surface_differences, write_surface
+    from compiler.generate.surface_only import surface_differences, write_surface
 
     generated, out_dir = _generated_surface(project, request, progress)
     shown = _shown(project.root, out_dir)
@@ -109,7 +109,7 @@ def generate_surface_files(
 def _generated_surface(
     project: ProjectPaths, r: SurfaceRequest, progress: Progress | None
 ) -> tuple[Any, Path]:
-    from schemarouter.compiler.generate.surface_only import SurfaceSettings, generate_named, generate_surface
+    from compiler.generate.surface_only import SurfaceSettings, generate_named, generate_surface
 
     if r.surface is not None:
         if r.intents is not None or r.pools is not None or r.seed is not None or r.out is not None:
@@ -147,7 +147,7 @@ def _shown(root: Path, path: Path) -> str:
 
 def print_surface_stats(*, project: ProjectPaths, console: Console, surface_file: Path | None = None) -> None:
     """Rich tables: the surface per stratum x language, and the catalogs per size."""
-    from schemarouter.compiler.generate.stats import catalog_stats, load_stats
+    from compiler.generate.stats import catalog_stats, load_stats
 
     rows = sorted(load_stats(project.catalogs_dir, surface_file), key=lambda r: (r.code, r.language))
     table = Table(title="Task surface per stratum x language")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from schemarouter.runtime.agents.model_cache import ModelCallCache
+from runtime.agents.model_cache import ModelCallCache
 
 
 def cache_stats(path: Path) -> dict[str, Any]:

@@ -13,12 +13,12 @@ from typing import Any
 
 from rich.console import Console
 
-from schemarouter.compiler.pilots import PILOTS, record_pilot
+from compiler.pilots import PILOTS, record_pilot
+from runtime.report.console import verdict_line
+from runtime.run.manifest import RunManifest, now_utc
+from runtime.spec_model import CompiledSpec
+from runtime.surface.io import SURFACE_FILE
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.console import verdict_line
-from schemarouter.runtime.run.manifest import RunManifest, now_utc
-from schemarouter.runtime.spec_model import CompiledSpec
-from schemarouter.runtime.surface.io import SURFACE_FILE
 
 EVALUATION = "evaluation"
 

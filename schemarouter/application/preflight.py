@@ -31,10 +31,9 @@ from typing import Any
 
 from rich.console import Console
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.progress import Progress, announce
-from schemarouter.project import ProjectPaths
-from schemarouter.runtime.scoring.feasibility import (
+from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress, announce
+from runtime.scoring.feasibility import (
     SIMULATION_SEED,
     SIMULATIONS,
     Bound,
@@ -42,12 +41,13 @@ from schemarouter.runtime.scoring.feasibility import (
     assess,
     worst,
 )
-from schemarouter.runtime.scoring.protocol_bounds import (
+from runtime.scoring.protocol_bounds import (
     BarePoints,
     recovery_ceiling,
     task_pass_ceiling,
 )
-from schemarouter.runtime.spec_model.preflight_record import PreflightCriterion, PreflightRecord
+from runtime.spec_model.preflight_record import PreflightCriterion, PreflightRecord
+from schemarouter.project import ProjectPaths
 
 PILOT_SURFACE = "dev"
 # The conditions whose pass rate caps a treatment's: every required route exposed (found by policy).
@@ -134,7 +134,7 @@ class Preflight:
 
 
 def has_pilot_surface(paths: ProjectPaths, surface: str = PILOT_SURFACE) -> bool:
-    from schemarouter.compiler.generate.surface_only import named_surfaces
+    from compiler.generate.surface_only import named_surfaces
 
     return surface in named_surfaces(paths.root)
 
@@ -208,12 +208,12 @@ def _measure(
     started: float,
     progress: Progress | None = None,
 ) -> Preflight:
+    from runtime.run import jsonio, load_result_set
+    from runtime.scoring.bootstrap import task_layout
+    from runtime.scoring.per_task import PER_TASK_FILE
+    from runtime.scoring.spec import ScoringSpec
     from schemarouter.application.preflight_points import bare_points
     from schemarouter.application.retrieval_io import compiled_experiment
-    from schemarouter.runtime.run import jsonio, load_result_set
-    from schemarouter.runtime.scoring.bootstrap import task_layout
-    from schemarouter.runtime.scoring.per_task import PER_TASK_FILE
-    from schemarouter.runtime.scoring.spec import ScoringSpec
 
     compiled = compiled_experiment(paths)
     spec = ScoringSpec.from_compiled(compiled)

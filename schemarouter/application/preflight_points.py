@@ -16,15 +16,15 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
-from schemarouter.runtime.run.resultset import ResultSet
-from schemarouter.runtime.scoring.protocol_bounds import (
+from runtime.core.errors import SchemaRouterError
+from runtime.run.resultset import ResultSet
+from runtime.scoring.protocol_bounds import (
     BarePoints,
     best_at_bare,
     fact_fields,
     nothing_beyond_query,
 )
+from schemarouter.project import ProjectPaths
 
 DEPTH = 5  # Recall@5: the refresh's k
 
@@ -34,12 +34,12 @@ def bare_points(
 ) -> tuple[dict[int, BarePoints], list[str]]:
     """Per catalog size: the treatment's decision points, the bare ones, the best strategy there; and
     the strategies left out (with why)."""
+    from runtime.engine.trace import read_trace
+    from runtime.retrieval import RetrieverSpec
+    from runtime.run.resultset import read_terminal_outcomes
+    from runtime.surface import load_surface_file
     from schemarouter.application.strategy_pilot import DecisionPoint, StrategyCatalogs, decision_points
     from schemarouter.application.surfaces import pilot_surface_file
-    from schemarouter.runtime.engine.trace import read_trace
-    from schemarouter.runtime.retrieval import RetrieverSpec
-    from schemarouter.runtime.run.resultset import read_terminal_outcomes
-    from schemarouter.runtime.surface import load_surface_file
 
     manifest = result_set.dirs[0].manifest
     if manifest.surface is None:
@@ -67,9 +67,9 @@ def bare_points(
 def _replay(
     catalogs: Any, spec: Any, bare: dict[int, list[Any]], sizes: Sequence[int]
 ) -> tuple[dict[int, dict[str, int]], list[str]]:
+    from runtime.retrieval import strategy_codes
+    from runtime.retrieval.strategy import strategy_of
     from schemarouter.application.strategy_pilot import StrategyChoice
-    from schemarouter.runtime.retrieval import strategy_codes
-    from schemarouter.runtime.retrieval.strategy import strategy_of
 
     own_code, own_params = strategy_of(spec)
     hits: dict[int, dict[str, int]] = {k: {} for k in sizes}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from runtime.scoring.feasibility import POWER, SIMULATION_SEED, Feasibility
 from schemarouter.application.preflight import Preflight
-from schemarouter.runtime.scoring.feasibility import POWER, SIMULATION_SEED, Feasibility
 
 
 def _num(value: float | None) -> str:

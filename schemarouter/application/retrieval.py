@@ -12,18 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from schemarouter import limits
-from schemarouter.errors import SchemaRouterError
-from schemarouter.progress import Progress, announce
+from runtime.core import limits
+from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress, announce
 from schemarouter.project import ProjectPaths
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from runtime.retrieval.bench import CorpusBench
+    from runtime.retrieval.call import RetrievalCall
+    from runtime.retrieval.recall import TaskRecall
     from schemarouter.application.surfaces import ChosenSurface
-    from schemarouter.runtime.retrieval.bench import CorpusBench
-    from schemarouter.runtime.retrieval.call import RetrievalCall
-    from schemarouter.runtime.retrieval.recall import TaskRecall
 
 
 def parse_sizes(text: str, option: str) -> list[int]:
@@ -46,14 +46,14 @@ def retrieve(
     spec: Path | None,
 ) -> RetrievalCall:
     """Rank one query (with a state file: the state-aware composition) over one catalog."""
+    from runtime.retrieval.index import RetrievalIndex
+    from runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
+    from runtime.state.state_file import Vocabulary, read_state_file
     from schemarouter.application.retrieval_io import (
         compiled_experiment,
         project_catalog,
         project_retriever_spec,
     )
-    from schemarouter.runtime.retrieval.index import RetrievalIndex
-    from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
-    from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
 
     catalog = project_catalog(project, catalog_size)
     if state_file is not None:
@@ -76,9 +76,9 @@ def surface_recall(
 ) -> list[TaskRecall]:
     """Static top-k recall of every task's required routes, at each catalog size, ranked by the strategy
     the retriever spec names (retriever.yaml ``strategy``, with its params; absent: text_concat)."""
+    from runtime.retrieval.recall import task_recalls
+    from runtime.retrieval.strategy import build_from_spec
     from schemarouter.application.retrieval_io import project_catalog, project_retriever_spec, recall_tasks
-    from schemarouter.runtime.retrieval.recall import task_recalls
-    from schemarouter.runtime.retrieval.strategy import build_from_spec
 
     retriever_spec = project_retriever_spec(project, spec)
     tasks = recall_tasks(project, surface_file)
@@ -101,15 +101,15 @@ def bench_retrieval(
 ) -> list[CorpusBench]:
     """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones
     (``surface_file``: the queries of a pilot surface)."""
+    from runtime.retrieval.bench import bench_corpus
+    from runtime.retrieval.spec import RetrieverSpec
+    from runtime.retrieval.synthetic import scaled_endpoints
     from schemarouter.application.retrieval_io import (
         bench_queries,
         catalog_seed,
         compiled_experiment,
         project_catalog,
     )
-    from schemarouter.runtime.retrieval.bench import bench_corpus
-    from schemarouter.runtime.retrieval.spec import RetrieverSpec
-    from schemarouter.runtime.retrieval.synthetic import scaled_endpoints
 
     compiled = compiled_experiment(project)  # compiled once: the retriever spec and the seed
     retriever_spec = RetrieverSpec.from_compiled(compiled)
@@ -136,7 +136,7 @@ def bench_retrieval(
 def print_call(call: RetrievalCall) -> None:
     from rich.table import Table
 
-    from schemarouter.runtime.report.console import make_console
+    from runtime.report.console import make_console
 
     console = make_console()
     table = Table(title=f"catalog {call.catalog_size} · {call.query_kind} · {call.latency_us} µs")
@@ -202,9 +202,9 @@ class RecallRequest:
 def show_surface_recall(
     project: ProjectPaths, chosen: ChosenSurface, r: RecallRequest, console: Console
 ) -> None:
-    from schemarouter.runtime.report.console import pilot_line
-    from schemarouter.runtime.report.retrieval_tables import recall_table
-    from schemarouter.runtime.retrieval.recall import aggregate
+    from runtime.report.console import pilot_line
+    from runtime.report.retrieval_tables import recall_table
+    from runtime.retrieval.recall import aggregate
 
     sizes = parse_sizes(r.catalogs, "--catalogs")
     results = surface_recall(
@@ -212,8 +212,8 @@ def show_surface_recall(
     )
     if chosen.pilot is not None:
         console.print(pilot_line(chosen.pilot.name), markup=False, highlight=False)
+    from runtime.retrieval.strategy import strategy_of
     from schemarouter.application.retrieval_io import project_retriever_spec
-    from schemarouter.runtime.retrieval.strategy import strategy_of
 
     code, _ = strategy_of(project_retriever_spec(project, r.spec))
     whole = aggregate(results, by_stratum=False, by_language=False)
@@ -248,9 +248,9 @@ def show_bench_retrieval(
     console: Console,
     progress: Progress | None = None,
 ) -> None:
+    from runtime.report.console import pilot_line
+    from runtime.report.retrieval_tables import bench_table
     from schemarouter.output_guard import output_guard
-    from schemarouter.runtime.report.console import pilot_line
-    from schemarouter.runtime.report.retrieval_tables import bench_table
 
     sizes = parse_sizes(r.synthetic, "--synthetic")
     if r.study_out is not None:

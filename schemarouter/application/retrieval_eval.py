@@ -17,22 +17,22 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from schemarouter.application.retrieval_io import compiled_experiment, read_retriever_file
-from schemarouter.application.retrieval_queries import JudgedQuery, read_queries
-from schemarouter.application.retrieval_strategies import all_strategies, one_strategy
-from schemarouter.progress import Progress, announce, counted
-from schemarouter.project import ProjectPaths
-from schemarouter.runtime.catalog.io import load_catalog_file
-from schemarouter.runtime.retrieval.call import RetrievalCall
-from schemarouter.runtime.retrieval.evaluation import (
+from runtime.catalog.io import load_catalog_file
+from runtime.core.progress import Progress, announce, counted
+from runtime.retrieval.call import RetrievalCall
+from runtime.retrieval.evaluation import (
     METRICS,
     Estimate,
     estimate,
     query_metrics,
     resample_matrix,
 )
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
-from schemarouter.runtime.state.state_file import Vocabulary, read_state_file
+from runtime.retrieval.spec import RetrieverSpec
+from runtime.state.state_file import Vocabulary, read_state_file
+from schemarouter.application.retrieval_io import compiled_experiment, read_retriever_file
+from schemarouter.application.retrieval_queries import JudgedQuery, read_queries
+from schemarouter.application.retrieval_strategies import all_strategies, one_strategy
+from schemarouter.project import ProjectPaths
 
 SEED_NAME = "retrieval_eval.bootstrap"
 DEFAULT_SEED = 20261201
@@ -254,7 +254,7 @@ LEGEND = (
 
 
 def _table(report: EvalReport) -> Table:
-    from schemarouter.runtime.retrieval.evaluation import METRICS
+    from runtime.retrieval.evaluation import METRICS
 
     title = (
         f"{report.catalog_file} ({report.queries} queries, {report.queries_with_state} with state); "

@@ -14,22 +14,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
+from runtime.catalog.io import load_catalog
+from runtime.catalog.model import Catalog
+from runtime.core.errors import SchemaRouterError
+from runtime.retrieval.bench import BenchQuery, state_after
+from runtime.retrieval.recall import RecallTask
+from runtime.retrieval.spec import RetrieverSpec, parse_retriever_spec
+from runtime.spec_model import CompiledSpec
+from runtime.state.model import ObservableState
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.catalog.io import load_catalog
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.retrieval.bench import BenchQuery, state_after
-from schemarouter.runtime.retrieval.recall import RecallTask
-from schemarouter.runtime.retrieval.spec import RetrieverSpec, parse_retriever_spec
-from schemarouter.runtime.spec_model import CompiledSpec
-from schemarouter.runtime.state.model import ObservableState
 
 
 def compiled_experiment(paths: ProjectPaths) -> CompiledSpec:
     """The experiment's compiled bundle (validated, and verified when it has a lock); a current build is
     reused, and nothing is written."""
+    from runtime.state.guard import install_from_compiled
     from schemarouter.application.compiled import compiled_without_writing
-    from schemarouter.runtime.state.guard import install_from_compiled
 
     compiled = compiled_without_writing(paths)
     install_from_compiled(compiled)  # any state built from here on is held to this experiment's contract
@@ -45,10 +45,10 @@ def project_retriever_spec(paths: ProjectPaths, override: Path | None = None) ->
 
 def read_retriever_file(paths: ProjectPaths, path: Path) -> RetrieverSpec:
     """A candidate retriever spec: strict YAML, the experiment's retriever schema, then the model."""
-    from schemarouter.compiler.json_loader import load_json_text
-    from schemarouter.compiler.schema_validation import validate_document
-    from schemarouter.compiler.spec_files import read_text
-    from schemarouter.compiler.yaml_loader import load_yaml_text
+    from compiler.json_loader import load_json_text
+    from compiler.schema_validation import validate_document
+    from compiler.spec_files import read_text
+    from compiler.yaml_loader import load_yaml_text
 
     shown = str(path)
     text, problem = read_text(path, shown)
@@ -73,7 +73,7 @@ def project_catalog(paths: ProjectPaths, size: int) -> Catalog:
 
 def recall_tasks(paths: ProjectPaths, surface_file: Path | None = None) -> list[RecallTask]:
     """Every surface task's visible query with its required routes (``surface_file``: a pilot surface)."""
-    from schemarouter.runtime.surface import load_surface, load_surface_file, required_routes
+    from runtime.surface import load_surface, load_surface_file, required_routes
 
     out: list[RecallTask] = []
     tasks = load_surface(paths.catalogs_dir) if surface_file is None else load_surface_file(surface_file)
@@ -95,7 +95,7 @@ def bench_queries(
     paths: ProjectPaths, catalog: Catalog, surface_file: Path | None = None
 ) -> list[BenchQuery]:
     """Each task's query with the state after its gold plan's first executed step (typed parts only)."""
-    from schemarouter.runtime.surface import execute_gold_plan, load_surface, load_surface_file
+    from runtime.surface import execute_gold_plan, load_surface, load_surface_file
 
     queries: list[BenchQuery] = []
     by_route = catalog.by_route()

@@ -27,14 +27,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter import limits, safe_json
-from schemarouter.documents import control_characters, decode_user_text, read_user_bytes
-from schemarouter.documents import shown as shown_value
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.state.errors import ContractViolation
-from schemarouter.runtime.state.model import ObservableState, with_set_defaults
-from schemarouter.runtime.state.state_file import Vocabulary
+from runtime.catalog.model import Catalog
+from runtime.core import limits, safe_json
+from runtime.core.errors import SchemaRouterError
+from runtime.documents import control_characters, decode_user_text, read_user_bytes
+from runtime.documents import shown as shown_value
+from runtime.state.errors import ContractViolation
+from runtime.state.model import ObservableState, with_set_defaults
+from runtime.state.state_file import Vocabulary
 
 KEYS = ("id", "query", "relevant", "state")
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.model import Catalog
-from schemarouter.runtime.retrieval.index import RetrievalIndex
-from schemarouter.runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.retrieval.spec import RetrieverSpec
-from schemarouter.runtime.retrieval.strategy import build_strategy, strategy_codes, strategy_of
+from runtime.catalog.model import Catalog
+from runtime.core.errors import SchemaRouterError
+from runtime.retrieval.index import RetrievalIndex
+from runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
+from runtime.retrieval.spec import RetrieverSpec
+from runtime.retrieval.strategy import build_strategy, strategy_codes, strategy_of
 
 
 @dataclass(frozen=True)

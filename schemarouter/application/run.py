@@ -19,27 +19,27 @@ from typing import Any
 
 from rich.console import Console
 
+from compiler import compile_project
+from runtime.core.errors import SchemaRouterError
+from runtime.report.console import make_console, pilot_line, print_verdict
+from runtime.report.progress import EpisodeProgress
+from runtime.report.publish import score_and_publish
+from runtime.run import EngineAdapter, EngineSetup, EpisodeEngine, load_result_set, read_manifest
+from runtime.run.executors.choice import executor_choice
+from runtime.run.executors.registry import DEFAULT_EXECUTOR
+from runtime.run.manifest import RunManifest
+from runtime.run.request import build_request, resume_request
+from runtime.run.rundir import RunRequest as EpisodePlan
+from runtime.run.rundir import open_run_dir
+from runtime.run.scope import Selection
+from runtime.run.session import SessionResult, run_session
+from runtime.spec_model import CompiledSpec
+from runtime.spec_model.identity import identity_line, lineage_of
+from runtime.surface.model import Task
 from schemarouter.application.code_pin import plugin_components, require_code_unchanged
 from schemarouter.application.compiled import compiled_for_run
 from schemarouter.application.surfaces import ChosenSurface, choose_surface, pilot_surface_file
-from schemarouter.compiler import compile_project
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.console import make_console, pilot_line, print_verdict
-from schemarouter.runtime.report.progress import EpisodeProgress
-from schemarouter.runtime.report.publish import score_and_publish
-from schemarouter.runtime.run import EngineAdapter, EngineSetup, EpisodeEngine, load_result_set, read_manifest
-from schemarouter.runtime.run.executors.choice import executor_choice
-from schemarouter.runtime.run.executors.registry import DEFAULT_EXECUTOR
-from schemarouter.runtime.run.manifest import RunManifest
-from schemarouter.runtime.run.request import build_request, resume_request
-from schemarouter.runtime.run.rundir import RunRequest as EpisodePlan
-from schemarouter.runtime.run.rundir import open_run_dir
-from schemarouter.runtime.run.scope import Selection
-from schemarouter.runtime.run.session import SessionResult, run_session
-from schemarouter.runtime.spec_model import CompiledSpec
-from schemarouter.runtime.spec_model.identity import identity_line, lineage_of
-from schemarouter.runtime.surface.model import Task
 
 # More worker processes than this is a typo, not a machine (each holds its own engine).
 MAX_WORKERS = 512
@@ -146,7 +146,7 @@ class RunOutcome:
 
 
 def surface_tasks(paths: ProjectPaths) -> list[Task]:
-    from schemarouter.runtime.surface import load_surface
+    from runtime.surface import load_surface
 
     return list(load_surface(paths.catalogs_dir))
 
@@ -411,8 +411,8 @@ def _score(
 
 def _record_peek(paths: ProjectPaths, manifest: RunManifest, console: Console) -> None:
     """A draft on the evaluation surface: record the run in spec/peeks.yaml before any episode runs."""
-    from schemarouter.compiler.peeks import PEEKS_FILE, record_peek
-    from schemarouter.runtime.run.manifest import now_utc
+    from compiler.peeks import PEEKS_FILE, record_peek
+    from runtime.run.manifest import now_utc
 
     scope = manifest.scope
     record_peek(

@@ -22,8 +22,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from schemarouter.atomic_write import write_text_atomic
-from schemarouter.registry import Registry
+from runtime.core.atomic_write import write_text_atomic
+from runtime.core.registry import Registry
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -36,25 +36,25 @@ def _model_schema(model: type[BaseModel], origin: str) -> dict[str, Any]:
 
 
 def _compiled() -> dict[str, Any]:
-    from schemarouter.runtime.spec_model.compiled import manifest_json_schema
+    from runtime.spec_model.compiled import manifest_json_schema
 
     return manifest_json_schema()
 
 
 def _lock() -> dict[str, Any]:
-    from schemarouter.runtime.spec_model.lock import FreezeLock
+    from runtime.spec_model.lock import FreezeLock
 
-    return _model_schema(FreezeLock, "schemarouter.runtime.spec_model.lock.FreezeLock")
+    return _model_schema(FreezeLock, "runtime.spec_model.lock.FreezeLock")
 
 
 def _trace() -> dict[str, Any]:
-    from schemarouter.runtime.engine.trace import EpisodeTrace
+    from runtime.engine.trace import EpisodeTrace
 
-    return _model_schema(EpisodeTrace, "schemarouter.runtime.engine.trace.EpisodeTrace")
+    return _model_schema(EpisodeTrace, "runtime.engine.trace.EpisodeTrace")
 
 
 def _expression() -> dict[str, Any]:
-    from schemarouter.runtime.simulator.expressions import expression_schema
+    from runtime.simulator.expressions import expression_schema
 
     return expression_schema()
 
@@ -62,10 +62,10 @@ def _expression() -> dict[str, Any]:
 # Each generated schema by its file (``package:name``): a closed kind, the project's own formats.
 SCHEMAS: Registry[Callable[[], dict[str, Any]]] = Registry("schema", group=None)
 for _file, _build in (
-    ("schemarouter.runtime:spec_model/compiled_manifest.schema.json", _compiled),
-    ("schemarouter.runtime:spec_model/freeze_lock.schema.json", _lock),
-    ("schemarouter.runtime:engine/trace.schema.json", _trace),
-    ("schemarouter.runtime:simulator/expression.schema.json", _expression),
+    ("runtime:spec_model/compiled_manifest.schema.json", _compiled),
+    ("runtime:spec_model/freeze_lock.schema.json", _lock),
+    ("runtime:engine/trace.schema.json", _trace),
+    ("runtime:simulator/expression.schema.json", _expression),
 ):
     SCHEMAS.add(_file, _build, module=__name__)
 

@@ -14,16 +14,16 @@ from typing import Any
 
 from rich.console import Console
 
+from compiler import compile_project
+from compiler.compiled_record import reuse_compiled
+from runtime.core.errors import SchemaRouterError
+from runtime.report.console import make_console, pilot_line, print_verdict, status_lines
+from runtime.report.publish import score_and_publish
+from runtime.run import EngineSetup, load_result_set, read_manifest
+from runtime.spec_model import CompiledSpec
+from runtime.spec_model.identity import identity_line, lineage_of
 from schemarouter.application.run import NO_DEPS, RunDeps
-from schemarouter.compiler import compile_project
-from schemarouter.compiler.compiled_record import reuse_compiled
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.console import make_console, pilot_line, print_verdict, status_lines
-from schemarouter.runtime.report.publish import score_and_publish
-from schemarouter.runtime.run import EngineSetup, load_result_set, read_manifest
-from schemarouter.runtime.spec_model import CompiledSpec
-from schemarouter.runtime.spec_model.identity import identity_line, lineage_of
 
 
 @dataclass(frozen=True)

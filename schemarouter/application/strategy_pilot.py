@@ -19,14 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.project import ProjectPaths
-from schemarouter.runtime.catalog.io import load_catalog_with_digest
-from schemarouter.runtime.engine.episode import run_episode
-from schemarouter.runtime.engine.resources import CatalogResources, EngineResources
-from schemarouter.runtime.engine.spec import AgentSpec, EngineSpec
-from schemarouter.runtime.engine.trace import EpisodeTrace
-from schemarouter.runtime.retrieval import (
+from runtime.catalog.io import load_catalog_with_digest
+from runtime.core.errors import SchemaRouterError
+from runtime.engine.episode import run_episode
+from runtime.engine.resources import CatalogResources, EngineResources
+from runtime.engine.spec import AgentSpec, EngineSpec
+from runtime.engine.trace import EpisodeTrace
+from runtime.retrieval import (
     RetrievalIndex,
     RetrievalStrategy,
     RetrieverSpec,
@@ -34,10 +33,11 @@ from schemarouter.runtime.retrieval import (
     StaticRetriever,
     build_strategy,
 )
-from schemarouter.runtime.spec_model import CompiledSpec
-from schemarouter.runtime.state.model import ObservableState
-from schemarouter.runtime.surface.model import Task
-from schemarouter.runtime.surface.plan import next_required_route
+from runtime.spec_model import CompiledSpec
+from runtime.state.model import ObservableState
+from runtime.surface.model import Task
+from runtime.surface.plan import next_required_route
+from schemarouter.project import ProjectPaths
 
 # The conditions the study compares, found by their exposure policy (the ids are the spec's data).
 RESEARCH_POLICY = "state_refresh"
@@ -125,7 +125,7 @@ class StrategyCatalogs:
 
     def fresh(self, choice: StrategyChoice, size: int) -> RetrievalStrategy:
         """A new instance with nothing memoized or cached: every text is encoded on first use."""
-        from schemarouter.runtime.retrieval.strategies import _encoder
+        from runtime.retrieval.strategies import _encoder
 
         _encoder.clear_text_memo()
         catalog, _ = self.catalogs[size]
@@ -195,7 +195,7 @@ def decision_points(
     strategy: str, condition: str, size: int, task: Task, trace: EpisodeTrace
 ) -> list[DecisionPoint]:
     """The decision points of one trace, as the metric ``next_tool_recall_at_5`` counts them."""
-    from schemarouter.runtime.engine.metrics import executed_calls_from_turns
+    from runtime.engine.metrics import executed_calls_from_turns
 
     executed = executed_calls_from_turns(list(trace.turns))
     out: list[DecisionPoint] = []

@@ -30,6 +30,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress, announce, counted
+from runtime.retrieval import (
+    RetrieverSpec,
+    StateAwareRetriever,
+    StaticRetriever,
+    get_strategy,
+    strategy_codes,
+)
+from runtime.scoring.protocol_bounds import (
+    BarePoints,
+    best_at_bare,
+    fact_fields,
+    nothing_beyond_query,
+)
+from runtime.state.model import ObservableState
+from runtime.surface.plan import required_routes
 from schemarouter.application.retrieval_io import compiled_experiment
 from schemarouter.application.strategy_pilot import (
     RESEARCH_POLICY,
@@ -43,24 +60,7 @@ from schemarouter.application.strategy_pilot import (
     run_pilot,
 )
 from schemarouter.application.surfaces import ChosenSurface
-from schemarouter.errors import SchemaRouterError
-from schemarouter.progress import Progress, announce, counted
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.retrieval import (
-    RetrieverSpec,
-    StateAwareRetriever,
-    StaticRetriever,
-    get_strategy,
-    strategy_codes,
-)
-from schemarouter.runtime.scoring.protocol_bounds import (
-    BarePoints,
-    best_at_bare,
-    fact_fields,
-    nothing_beyond_query,
-)
-from schemarouter.runtime.state.model import ObservableState
-from schemarouter.runtime.surface.plan import required_routes
 
 SIZES = (100, 250, 500)
 TRANSITIONS = ("ok", "error", "blocked")

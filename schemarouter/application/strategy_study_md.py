@@ -10,6 +10,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from runtime.retrieval import get_strategy
 from schemarouter.application.strategy_study import (
     NEEDS_EXTRA,
     TIE,
@@ -19,7 +20,6 @@ from schemarouter.application.strategy_study import (
     Study,
 )
 from schemarouter.output_guard import output_guard
-from schemarouter.runtime.retrieval import get_strategy
 
 TABLE_HEADER = (
     "strategy",

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from compiler.generate.stats import Reuse, reuse_stats
+from compiler.generate.surface_only import named_surfaces
+from runtime.surface import load_surface
+from runtime.surface.io import load_surface_file
 from schemarouter.application.surfaces import choose_surface
-from schemarouter.compiler.generate.stats import Reuse, reuse_stats
-from schemarouter.compiler.generate.surface_only import named_surfaces
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.surface import load_surface
-from schemarouter.runtime.surface.io import load_surface_file
 
 
 def surface_reuse(project: ProjectPaths, surface_file: Path) -> list[Reuse]:

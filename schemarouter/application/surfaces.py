@@ -14,11 +14,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
+from runtime.run.manifest import PilotSurface
+from runtime.surface.io import SURFACE_FILE, load_surface, load_surface_file
+from runtime.surface.model import Task
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.run.manifest import PilotSurface
-from schemarouter.runtime.surface.io import SURFACE_FILE, load_surface, load_surface_file
-from schemarouter.runtime.surface.model import Task
 
 EVALUATION = "evaluation"
 
@@ -88,7 +88,7 @@ def choose_surface(
         return _pilot(paths, file_name, file)
     if surface is None or surface == EVALUATION:
         return ChosenSurface()
-    from schemarouter.compiler.generate.surface_only import (
+    from compiler.generate.surface_only import (
         generate_named,
         named_surface_out_dir,
         named_surfaces,

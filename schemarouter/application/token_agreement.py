@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.runtime.run.store import EpisodeStore
+from runtime.run.store import EpisodeStore
 
 TEMPLATE_TOKENS_PER_MESSAGE = 15  # chatml markers in Gemma 3's tokens
 RECIPE_TOKENS_PER_MESSAGE = 4  # spec/engine.yaml per_message_overhead 3, plus the role's one token

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from compiler.lock_history import history_problems
+from compiler.run_records import record_problems
+from compiler.verify import VerifyReport, verify_project
+from runtime.core.errors import SchemaRouterError
 from schemarouter.application.code_digest import SourceTree
-from schemarouter.compiler.lock_history import history_problems
-from schemarouter.compiler.run_records import record_problems
-from schemarouter.compiler.verify import VerifyReport, verify_project
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths, experiment_ids
 
 

@@ -18,7 +18,7 @@ import click
 import typer
 from typer.core import TyperGroup
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
 
 

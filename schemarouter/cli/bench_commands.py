@@ -34,8 +34,8 @@ def bench_scale_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Per-episode and per-turn CPU of SR-5 and FULL as the catalog grows (100 / 500 / 5k / 50k)."""
+    from runtime.report.console import make_console
     from schemarouter.application.bench import bench_scale, parse_sizes, print_scale
-    from schemarouter.runtime.report.console import make_console
 
     rows, policies = bench_scale(
         project=paths(ctx, experiment),
@@ -57,8 +57,8 @@ def bench_anchor_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Our CPU per model turn over the reference run beside inspect_ai's mockllm (needs the bench extra)."""
+    from runtime.report.console import make_console
     from schemarouter.application.bench import bench_anchor
-    from schemarouter.runtime.report.console import make_console
 
     console = make_console(log_width=160)
     bench_anchor(

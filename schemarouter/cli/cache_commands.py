@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
+from runtime.core.errors import SchemaRouterError
 from schemarouter.cli.app import ExperimentOpt, app, fail, paths
-from schemarouter.errors import SchemaRouterError
 
 cache_app = typer.Typer(help="The model-call cache of the openai agent.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")

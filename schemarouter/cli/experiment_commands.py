@@ -18,7 +18,7 @@ app.add_typer(lock_app, name="lock")
 @app.command("experiments")
 def experiments_command(ctx: typer.Context) -> None:
     """List every experiment with its status (draft, frozen, scoring started), root and lineage."""
-    from schemarouter.compiler.experiments import list_experiments
+    from compiler.experiments import list_experiments
 
     for info in list_experiments(paths(ctx)):
         mark = "*" if info.default else " "
@@ -51,8 +51,8 @@ def experiment_new(
 
     The parent is never touched. Every difference you then make is a deviation: see `sr deviations`.
     """
-    from schemarouter.compiler.experiments import lineage_of
-    from schemarouter.compiler.successor import new_experiment
+    from compiler.experiments import lineage_of
+    from compiler.successor import new_experiment
 
     child = new_experiment(paths(ctx), new_id=new_id, parent_id=parent, reason=reason)
     lineage = lineage_of(child)
@@ -67,7 +67,7 @@ def experiment_new(
         f"experiment {new_id}, a draft successor of {parent}. Edit it, then: "
         f"sr deviations --experiment {new_id} --update, write the rationales, sr freeze --experiment {new_id}"
     )
-    from schemarouter.compiler.protocol_values import protocol_value_lines
+    from compiler.protocol_values import protocol_value_lines
 
     for line in protocol_value_lines():
         typer.echo(line)
@@ -94,9 +94,9 @@ def deviations_command(
     Exit 1 while any rationale is missing or the log lists a difference that no longer exists, or
     while the spec has a value its protocol forbids (the same file:line:col lines as sr validate).
     """
+    from compiler import validate_project
+    from compiler.issues import SpecValidationError
     from schemarouter.application.behaviour import full_deviation_report
-    from schemarouter.compiler import validate_project
-    from schemarouter.compiler.issues import SpecValidationError
 
     project = paths(ctx, experiment)
     try:
@@ -120,7 +120,7 @@ def lock_migrate(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Rewrite a version-1 lock as version 2, keeping its root, history and scoring record."""
-    from schemarouter.compiler.lock_migrate import migrate_lock
+    from compiler.lock_migrate import migrate_lock
 
     typer.echo(migrate_lock(paths(ctx, experiment), reason=reason))
 

@@ -23,8 +23,8 @@ def export_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Export a scored run: inspect_ai eval logs, or the per-task and decision-point tables as Parquet/CSV."""
+    from runtime.report.command_progress import CommandProgress
     from schemarouter.application.export import export_run
-    from schemarouter.runtime.report.command_progress import CommandProgress
 
     with CommandProgress("sr export") as progress:
         result = export_run(

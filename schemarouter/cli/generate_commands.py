@@ -20,8 +20,8 @@ def generate_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Generate catalogs/ (catalogs of every size and the task surface) from spec/ and the seeds."""
+    from runtime.report.command_progress import CommandProgress
     from schemarouter.application.generation import run_generate
-    from schemarouter.runtime.report.command_progress import CommandProgress
 
     with CommandProgress("sr generate") as progress:
         changed, ok = run_generate(project=paths(ctx, experiment), check=check, progress=progress)
@@ -46,9 +46,9 @@ def surface_stats_command(
     For a pilot surface, also the share of its gold plans and goal routes the other surfaces use."""
     from rich.console import Console  # imported here, so `sr --help` does not load rich's console
 
+    from runtime.report.console import pilot_line
     from schemarouter.application.generation import print_surface_stats
     from schemarouter.application.surfaces import choose_surface
-    from schemarouter.runtime.report.console import pilot_line
 
     console = Console(width=max(Console().width, 140))
     project = paths(ctx, experiment)

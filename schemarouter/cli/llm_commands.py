@@ -19,7 +19,7 @@ def llm_smoke(
 ) -> None:
     """Serve Gemma 3 270M with llama.cpp on loopback, run a 20-episode subset with the openai agent,
     score it as its own terminal set, and stop the server. Needs `pip install -e '.\\[llm]'`."""
-    from schemarouter.llm_smoke import run_smoke
+    from schemarouter.application.llm_smoke import run_smoke
 
     result = run_smoke(paths=paths(ctx, experiment), no_cache=no_cache)
     typer.echo(f"llm smoke: {result.run_dir} in {result.wall_s:.1f} s; model calls: {result.model_calls}")

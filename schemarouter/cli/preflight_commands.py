@@ -25,9 +25,9 @@ def preflight_command(
     (its run directory goes under runs/, like every pilot's); writes nothing into spec/. `sr freeze` runs
     it too and refuses an unreachable criterion without --accept-infeasible.
     """
+    from runtime.report.command_progress import CommandProgress
     from schemarouter.application.preflight import PreflightRequest, run_preflight
     from schemarouter.application.preflight_text import preflight_lines
-    from schemarouter.runtime.report.command_progress import CommandProgress
 
     with CommandProgress("sr preflight") as progress:
         request = PreflightRequest(surface=surface, workers=workers)

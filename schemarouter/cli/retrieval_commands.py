@@ -93,9 +93,9 @@ def surface_recall_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Static top-k recall of the required routes for the original queries (a fact about the surface)."""
+    from runtime.report.console import make_console
     from schemarouter.application.retrieval import RecallRequest, show_surface_recall
     from schemarouter.application.surfaces import choose_surface
-    from schemarouter.runtime.report.console import make_console
 
     project = paths(ctx, experiment)
     chosen = choose_surface(project, surface=surface, surface_file=surface_file)
@@ -117,10 +117,10 @@ def bench_retrieval_command(
 ) -> None:
     """p50/p95 µs per query (original, state-aware), build time, ratios to raw Tantivy and bm25s; on a
     pilot surface, the retrieval-strategy study too."""
+    from runtime.report.command_progress import CommandProgress
+    from runtime.report.console import make_console
     from schemarouter.application.retrieval import BenchRetrievalRequest, show_bench_retrieval
     from schemarouter.application.surfaces import choose_surface
-    from schemarouter.runtime.report.command_progress import CommandProgress
-    from schemarouter.runtime.report.console import make_console
 
     project = paths(ctx, experiment)
     chosen = choose_surface(project, surface=surface, surface_file=surface_file)

@@ -43,9 +43,9 @@ def eval_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Recall@1/5/10, nDCG@10 and MRR of every retrieval strategy, with 95% bootstrap intervals."""
+    from runtime.report.command_progress import CommandProgress
+    from runtime.report.console import make_console
     from schemarouter.application.retrieval_eval import EvalRequest, show_evaluation
-    from schemarouter.runtime.report.command_progress import CommandProgress
-    from schemarouter.runtime.report.console import make_console
 
     request = EvalRequest(catalog_file, queries, seed, resamples, json_out, markdown_out, retriever_spec)
     with CommandProgress("sr retrieval eval") as progress:

@@ -1,6 +1,6 @@
 """`sr run`, `sr status`, `sr score`, `sr golden`, `sr bench run`: option parsing over
 :mod:`schemarouter.application.run`, :mod:`~schemarouter.application.score` and
-:mod:`~schemarouter.application.reference`. Errors are turned into one line by the root group."""
+:mod:`~schemarouter.application.reference_run`. Errors are turned into one line by the root group."""
 
 from __future__ import annotations
 
@@ -188,8 +188,8 @@ def score(
 
     A set that is not terminal is sealed: exit 1 with progress counts only.
     """
+    from runtime.report.console import make_console
     from schemarouter.api import score as score_runs
-    from schemarouter.runtime.report.console import make_console
 
     score_runs(
         run_dirs,
@@ -217,8 +217,8 @@ def golden(
     The fresh reference run happens in a frozen scratch copy under build/, deleted afterwards, so it
     records nothing in the project's spec/freeze.lock.
     """
-    from schemarouter.application.reference import GoldenRequest
-    from schemarouter.application.reference import golden as golden_check
+    from schemarouter.application.reference_run import GoldenRequest
+    from schemarouter.application.reference_run import golden as golden_check
 
     if update == check:
         raise fail("give exactly one of --update and --check")
@@ -237,6 +237,6 @@ def bench_run(
     Runs in a frozen scratch copy under build/ that is deleted afterwards; shows timings only, no
     outcome, and records nothing in the project's spec/freeze.lock.
     """
-    from schemarouter.application.reference import bench
+    from schemarouter.application.reference_run import bench
 
     bench(paths(ctx, experiment), workers)

@@ -44,9 +44,9 @@ def bench_serve_command(
     """Episodes in flight against a loopback model server with a set latency, per N: wall, ideal,
     occupancy, peak RSS, and inspect_ai's async client beside it. Pilots on the development surface:
     nothing is recorded in any lock."""
+    from runtime.report.console import make_console
     from schemarouter.application.bench import parse_sizes
     from schemarouter.application.bench_serve import ServeBench, run_serve_bench
-    from schemarouter.runtime.report.console import make_console
 
     project = paths(ctx, experiment)
     bench = ServeBench(

@@ -1,4 +1,4 @@
-"""`sr validate`, `sr freeze`, `sr verify`, `sr compile`: thin commands over schemarouter.compiler."""
+"""`sr validate`, `sr freeze`, `sr verify`, `sr compile`: thin commands over compiler."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ def validate(
     Each problem has a stable code (--codes shows it; tests/cases/validation/<code>.yaml has examples).
     Exits 1 if there is any problem.
     """
-    from schemarouter.compiler import validate_project
-    from schemarouter.compiler.issues import SpecValidationError, with_codes
+    from compiler import validate_project
+    from compiler.issues import SpecValidationError, with_codes
 
     try:
         validated = validate_project(paths(ctx, experiment))
@@ -148,8 +148,8 @@ def compile_command(
     it records unchanged, and the freeze verified) is reused, as dbt's partial parsing does; --full
     compiles anyway.
     """
+    from runtime.report.command_progress import CommandProgress
     from schemarouter.api.pipeline import compile_outcome
-    from schemarouter.runtime.report.command_progress import CommandProgress
 
     project = paths(ctx, experiment)
     with CommandProgress("sr compile") as progress:

@@ -47,8 +47,8 @@ def surface_generate_command(
     experiment: ExperimentOpt = None,
 ) -> None:
     """Generate a task surface against an experiment's committed catalogs (they are never rewritten)."""
+    from runtime.report.command_progress import CommandProgress
     from schemarouter.application.generation import SurfaceRequest, generate_surface_files
-    from schemarouter.runtime.report.command_progress import CommandProgress
 
     request = SurfaceRequest(surface, intents, pools, seed, world_seed, out, tag, check)
     with CommandProgress("sr surface generate") as progress:

@@ -9,16 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from schemarouter.runtime.catalog.importers.options import ImportOptions, Skipped
-from schemarouter.runtime.catalog.importers.problems import ImportProblem
-from schemarouter.runtime.catalog.importers.registry import (
+from runtime.catalog.importers.options import ImportOptions, Skipped
+from runtime.catalog.importers.problems import ImportProblem
+from runtime.catalog.importers.registry import (
     Importer,
     importer_codes,
     importer_for,
     register_importer,
 )
-from schemarouter.runtime.catalog.importers.source import read_source
-from schemarouter.runtime.catalog.model import Catalog
+from runtime.catalog.importers.source import read_source
+from runtime.catalog.model import Catalog
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemarouter.documents import shown
-from schemarouter.runtime.catalog.importers.identifiers import (
+from runtime.catalog.importers.identifiers import (
     IdentifierProblem,
     check_domain,
     check_field_name,
@@ -15,11 +14,12 @@ from schemarouter.runtime.catalog.importers.identifiers import (
     check_route_id,
     check_semantic_id,
 )
-from schemarouter.runtime.catalog.importers.naming import TOOL_NAME, derived_route_id, first_sentence
-from schemarouter.runtime.catalog.importers.problems import ImportProblem
-from schemarouter.runtime.catalog.importers.side_effects import derived_effect
-from schemarouter.runtime.catalog.importers.source import SourceFile
-from schemarouter.runtime.catalog.model import Catalog, CatalogSource, Endpoint, FieldSpec, SideEffect
+from runtime.catalog.importers.naming import TOOL_NAME, derived_route_id, first_sentence
+from runtime.catalog.importers.problems import ImportProblem
+from runtime.catalog.importers.side_effects import derived_effect
+from runtime.catalog.importers.source import SourceFile
+from runtime.catalog.model import Catalog, CatalogSource, Endpoint, FieldSpec, SideEffect
+from runtime.documents import shown
 
 SIDE_EFFECTS: tuple[SideEffect, ...] = ("read", "write", "destructive")
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from schemarouter.documents import shown
-from schemarouter.runtime.catalog.model import DOMAIN, FIELD_NAME, ROUTE_ID, ROUTE_ID_MAX, SEMANTIC_ID
+from runtime.catalog.model import DOMAIN, FIELD_NAME, ROUTE_ID, ROUTE_ID_MAX, SEMANTIC_ID
+from runtime.documents import shown
 
 
 class IdentifierProblem(ValueError):

@@ -16,17 +16,17 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
-from schemarouter import limits
-from schemarouter.runtime.catalog.importers.assemble import Draft, catalog_of, endpoint_of
-from schemarouter.runtime.catalog.importers.identifiers import label
-from schemarouter.runtime.catalog.importers.naming import snake
-from schemarouter.runtime.catalog.importers.options import ImportOptions
-from schemarouter.runtime.catalog.importers.problems import ImportProblem, dependency_missing
-from schemarouter.runtime.catalog.importers.refs import RefResolver, find_dangling
-from schemarouter.runtime.catalog.importers.registry import register_importer
-from schemarouter.runtime.catalog.importers.schema_fields import Unsupported, field_spec, object_properties
-from schemarouter.runtime.catalog.importers.source import SourceFile
-from schemarouter.runtime.catalog.model import Catalog, Endpoint, SideEffect
+from runtime.catalog.importers.assemble import Draft, catalog_of, endpoint_of
+from runtime.catalog.importers.identifiers import label
+from runtime.catalog.importers.naming import snake
+from runtime.catalog.importers.options import ImportOptions
+from runtime.catalog.importers.problems import ImportProblem, dependency_missing
+from runtime.catalog.importers.refs import RefResolver, find_dangling
+from runtime.catalog.importers.registry import register_importer
+from runtime.catalog.importers.schema_fields import Unsupported, field_spec, object_properties
+from runtime.catalog.importers.source import SourceFile
+from runtime.catalog.model import Catalog, Endpoint, SideEffect
+from runtime.core import limits
 
 
 @register_importer("mcp")

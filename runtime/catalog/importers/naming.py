@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from schemarouter.runtime.catalog.model import TOOL_NAME
+from runtime.catalog.model import TOOL_NAME
 
 __all__ = [
     "TOOL_NAME",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from schemarouter.documents import Position
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
+from runtime.documents import Position
 
 
 class ImportProblem(SchemaRouterError):

@@ -13,7 +13,7 @@ from typing import Any
 from referencing import Registry, Resource
 from referencing.exceptions import PointerToNowhere, Unresolvable
 
-from schemarouter.runtime.catalog.importers.schema_fields import Unsupported
+from runtime.catalog.importers.schema_fields import Unsupported
 
 _BASE = "urn:schemarouter:import-source"
 Path = tuple[str | int, ...]

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar, Protocol, TypeVar
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.registry import Registry
-from schemarouter.runtime.catalog.importers.options import ImportOptions
-from schemarouter.runtime.catalog.importers.source import SourceFile
-from schemarouter.runtime.catalog.model import Catalog
+from runtime.catalog.importers.options import ImportOptions
+from runtime.catalog.importers.source import SourceFile
+from runtime.catalog.model import Catalog
+from runtime.core.errors import SchemaRouterError
+from runtime.core.registry import Registry
 
 
 class Importer(Protocol):
@@ -32,7 +32,7 @@ T = TypeVar("T", bound=type[Importer])
 IMPORTERS: Registry[type[Importer]] = Registry(
     "importer",
     group="importers",
-    package="schemarouter.runtime.catalog.importers",
+    package="runtime.catalog.importers",
     first=("mcp_tools", "openai_tools", "openapi"),
 )
 

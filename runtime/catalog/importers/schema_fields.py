@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, cast
 
-from schemarouter.runtime.catalog.importers.naming import derived_semantic_id, is_identifier_name
-from schemarouter.runtime.catalog.model import FieldSpec, JsonType
+from runtime.catalog.importers.naming import derived_semantic_id, is_identifier_name
+from runtime.catalog.model import FieldSpec, JsonType
 
 JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object")
 Resolve = Callable[[Any], Any]

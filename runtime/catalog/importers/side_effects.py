@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from schemarouter.runtime.catalog.model import SideEffect
+from runtime.catalog.model import SideEffect
 
 READ_VERBS = frozenset(
     [

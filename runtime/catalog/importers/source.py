@@ -1,6 +1,6 @@
 """Reading a source file: its bytes and digest, and its data (JSON, or YAML where the format allows it).
 
-The file goes through the one bounded reading of user documents (``schemarouter.documents.user_file``):
+The file goes through the one bounded reading of user documents (``runtime.documents.user_file``):
 a regular file of at most ``limits.DOCUMENT_BYTES``, UTF-8, read by the spec loader (JSON through
 ``safe_json``, YAML by the YAML 1.2 core schema, as OpenAPI 3.1 recommends for round-tripping with
 JSON): no anchors, aliases, tags or duplicate keys, nesting at most ``limits.NESTING_DEPTH``, no control
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.documents import LoadedDocument, Position, read_user_document
+from runtime.documents import LoadedDocument, Position, read_user_document
 
 
 @dataclass(frozen=True)

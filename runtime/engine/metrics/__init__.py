@@ -10,7 +10,7 @@ Ratio metrics also carry their components, so the bootstrap can form ratios of s
 
 from __future__ import annotations
 
-from schemarouter.runtime.engine.metrics.registry import (
+from runtime.engine.metrics.registry import (
     EpisodeView,
     MetricValues,
     episode_metrics,

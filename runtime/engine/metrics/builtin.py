@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from schemarouter.runtime.engine.metrics.registry import EpisodeView, MetricValue, get, metric
-from schemarouter.runtime.policy.integrity import recompute_integrity
-from schemarouter.runtime.surface.plan import next_required_route, required_routes
+from runtime.authorization.integrity import recompute_integrity
+from runtime.engine.metrics.registry import EpisodeView, MetricValue, get, metric
+from runtime.surface.plan import next_required_route, required_routes
 
 
 @metric("task_pass")

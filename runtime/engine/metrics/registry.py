@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.registry import Registry
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.policy.integrity import AttemptView
-from schemarouter.runtime.simulator.calls import ExecutedCall
-from schemarouter.runtime.simulator.result import ObservedField, ToolResult
-from schemarouter.runtime.surface.model import Task
+from runtime.authorization.integrity import AttemptView
+from runtime.catalog.model import Endpoint
+from runtime.core.errors import SchemaRouterError
+from runtime.core.registry import Registry
+from runtime.simulator.calls import ExecutedCall
+from runtime.simulator.result import ObservedField, ToolResult
+from runtime.surface.model import Task
 
 MetricValue = float | int | None
 MetricValues = dict[str, MetricValue]
@@ -106,7 +106,7 @@ class EpisodeView:
     @cached_property
     def attempts(self) -> list[tuple[Any, AttemptView]]:
         """(turn, AttemptView) of every tool call or bad output, the gate's input, in order."""
-        from schemarouter.runtime.policy.gate import grant_covers
+        from runtime.authorization.execution_gate import grant_covers
 
         out = []
         for t in self.turns:

@@ -6,11 +6,11 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from schemarouter.runtime.exposure.policies import ExposurePolicy
-from schemarouter.runtime.exposure.registry import PolicyInputs, register_policy
-from schemarouter.runtime.retrieval import RetrievalCall
-from schemarouter.runtime.spec_model.conditions import ConditionSpec
-from schemarouter.runtime.state import ObservableState
+from runtime.exposure.policies import ExposurePolicy
+from runtime.exposure.registry import PolicyInputs, register_policy
+from runtime.retrieval import RetrievalCall
+from runtime.spec_model.conditions import ConditionSpec
+from runtime.state import ObservableState
 
 
 class FullCatalog:

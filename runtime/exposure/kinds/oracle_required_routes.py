@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from schemarouter.runtime.exposure.kinds.full_catalog import FullCatalog
-from schemarouter.runtime.exposure.policies import ExposurePolicy
-from schemarouter.runtime.exposure.registry import PolicyInputs, register_policy
-from schemarouter.runtime.spec_model.conditions import ConditionSpec
+from runtime.exposure.kinds.full_catalog import FullCatalog
+from runtime.exposure.policies import ExposurePolicy
+from runtime.exposure.registry import PolicyInputs, register_policy
+from runtime.spec_model.conditions import ConditionSpec
 
 
 class OracleRequired(FullCatalog):

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from schemarouter.runtime.exposure.policies import ExposurePolicy, TurnGuard
-from schemarouter.runtime.exposure.registry import (
+from runtime.exposure.policies import ExposurePolicy, TurnGuard
+from runtime.exposure.registry import (
     PolicyInputs,
     needs_initial_k,
     needs_refresh,
     register_policy,
 )
-from schemarouter.runtime.retrieval import RetrievalCall, StaticRetriever
-from schemarouter.runtime.spec_model.conditions import ConditionSpec
-from schemarouter.runtime.state import ObservableState
+from runtime.retrieval import RetrievalCall, StaticRetriever
+from runtime.spec_model.conditions import ConditionSpec
+from runtime.state import ObservableState
 
 
 class ProgressiveWidening:

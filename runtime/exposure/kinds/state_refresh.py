@@ -21,16 +21,16 @@ import json
 
 from pydantic import BaseModel
 
-from schemarouter.runtime.exposure.policies import ExposurePolicy, HeldExposure, TurnGuard
-from schemarouter.runtime.exposure.registry import (
+from runtime.exposure.policies import ExposurePolicy, HeldExposure, TurnGuard
+from runtime.exposure.registry import (
     PolicyInputs,
     needs_initial_k,
     needs_refresh,
     register_policy,
 )
-from schemarouter.runtime.retrieval import RetrievalCall, StateAwareRetriever, StaticRetriever
-from schemarouter.runtime.spec_model.conditions import ConditionSpec, KeepRule
-from schemarouter.runtime.state import ObservableState
+from runtime.retrieval import RetrievalCall, StateAwareRetriever, StaticRetriever
+from runtime.spec_model.conditions import ConditionSpec, KeepRule
+from runtime.state import ObservableState
 
 
 def _cursor_key(state: ObservableState) -> str:

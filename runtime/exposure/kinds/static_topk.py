@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from schemarouter.runtime.exposure.policies import ExposurePolicy, HeldExposure
-from schemarouter.runtime.exposure.registry import PolicyInputs, needs_initial_k, register_policy
-from schemarouter.runtime.retrieval import RetrievalCall, StaticRetriever
-from schemarouter.runtime.spec_model.conditions import ConditionSpec
-from schemarouter.runtime.state import ObservableState
+from runtime.exposure.policies import ExposurePolicy, HeldExposure
+from runtime.exposure.registry import PolicyInputs, needs_initial_k, register_policy
+from runtime.retrieval import RetrievalCall, StaticRetriever
+from runtime.spec_model.conditions import ConditionSpec
+from runtime.state import ObservableState
 
 
 class StaticTopK(HeldExposure):

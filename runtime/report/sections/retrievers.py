@@ -6,7 +6,7 @@ its report.md is unchanged)."""
 
 from __future__ import annotations
 
-from schemarouter.runtime.report.section_registry import SectionContext, report_section
+from runtime.report.section_registry import SectionContext, report_section
 
 
 @report_section("retrievers", order=15)

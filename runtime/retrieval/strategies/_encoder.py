@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from schemarouter.atomic_write import write_bytes_atomic
-from schemarouter.errors import SchemaRouterError
+from runtime.core.atomic_write import write_bytes_atomic
+from runtime.core.errors import SchemaRouterError
 
 EXTRA = "dense"
 _TEXT_MEMO = 65536

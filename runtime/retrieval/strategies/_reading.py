@@ -30,8 +30,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.retrieval.index import Ranking
+from runtime.catalog.model import Endpoint
+from runtime.retrieval.index import Ranking
 
 _BETA = re.compile(r"\.v\d+beta\d*$")
 _ERROR_WORD = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")

@@ -19,18 +19,18 @@ import re
 import numpy as np
 from pydantic import Field
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.retrieval.document import source_text
-from schemarouter.runtime.retrieval.index import Ranking
-from schemarouter.runtime.retrieval.spec import Source
-from schemarouter.runtime.retrieval.strategies import _encoder
-from schemarouter.runtime.retrieval.strategies._reading import (
+from runtime.catalog.model import Endpoint
+from runtime.retrieval.document import source_text
+from runtime.retrieval.index import Ranking
+from runtime.retrieval.spec import Source
+from runtime.retrieval.strategies import _encoder
+from runtime.retrieval.strategies._reading import (
     NO_STATE,
     ReadingParams,
     TypedReading,
     TypedState,
 )
-from schemarouter.runtime.retrieval.strategy import StrategyContext, register_strategy
+from runtime.retrieval.strategy import StrategyContext, register_strategy
 
 _VERSION = re.compile(r"\.v\d+(?:beta\d*)?$")
 _SEPARATORS = re.compile(r"[._:\-]+")

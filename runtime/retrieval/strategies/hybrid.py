@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from schemarouter.runtime.retrieval.index import Ranking
-from schemarouter.runtime.retrieval.spec import Source
-from schemarouter.runtime.retrieval.strategies._reading import (
+from runtime.retrieval.index import Ranking
+from runtime.retrieval.spec import Source
+from runtime.retrieval.strategies._reading import (
     NO_STATE,
     ReadingParams,
     TypedReading,
     TypedState,
 )
-from schemarouter.runtime.retrieval.strategies.dense import DenseScorer, state_words
-from schemarouter.runtime.retrieval.strategies.typed_state import TypedLexical, TypedRoutes
-from schemarouter.runtime.retrieval.strategy import StrategyContext, register_strategy
+from runtime.retrieval.strategies.dense import DenseScorer, state_words
+from runtime.retrieval.strategies.typed_state import TypedLexical, TypedRoutes
+from runtime.retrieval.strategy import StrategyContext, register_strategy
 
 
 class HybridParams(ReadingParams):

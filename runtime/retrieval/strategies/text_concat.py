@@ -7,8 +7,8 @@ every byte of this: it is pinned by ``golden/0.14``.
 
 from __future__ import annotations
 
-from schemarouter.runtime.retrieval.index import Ranking
-from schemarouter.runtime.retrieval.strategy import StrategyContext, register_strategy
+from runtime.retrieval.index import Ranking
+from runtime.retrieval.strategy import StrategyContext, register_strategy
 
 STATE_JOINER = "\n"
 

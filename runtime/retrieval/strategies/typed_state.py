@@ -26,15 +26,15 @@ from collections.abc import Iterable
 import tantivy
 from pydantic import BaseModel, ConfigDict, Field
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.retrieval.index import Ranking, RetrievalIndex
-from schemarouter.runtime.retrieval.strategies._reading import (
+from runtime.core.errors import SchemaRouterError
+from runtime.retrieval.index import Ranking, RetrievalIndex
+from runtime.retrieval.strategies._reading import (
     NO_STATE,
     ReadingParams,
     TypedReading,
     TypedState,
 )
-from schemarouter.runtime.retrieval.strategy import StrategyContext, register_strategy
+from runtime.retrieval.strategy import StrategyContext, register_strategy
 
 Clause = tuple[tantivy.Occur, tantivy.Query]
 _QUERY_MEMO = 65536

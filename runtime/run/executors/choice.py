@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.executors.ray_cluster import RAY_MISSING
-from schemarouter.runtime.run.executors.registry import ExecutorOptions, executor_codes
+from runtime.core.errors import SchemaRouterError
+from runtime.run.executors.ray_cluster import RAY_MISSING
+from runtime.run.executors.registry import ExecutorOptions, executor_codes
 
 
 def executor_choice(executor: str, ray_address: str | None) -> ExecutorOptions:

@@ -1,10 +1,10 @@
 """Executor ``local``: this machine, inline (``--workers 1``) or a process pool
-(``runtime/run/executor.py``, unchanged by the registry)."""
+(``runtime/run/episode_pool.py``, unchanged by the registry)."""
 
 from __future__ import annotations
 
-from schemarouter.runtime.run.executor import execute
-from schemarouter.runtime.run.executors.registry import ExecutorOptions, register_executor
+from runtime.run.episode_pool import execute
+from runtime.run.executors.registry import ExecutorOptions, register_executor
 
 
 @register_executor("local")

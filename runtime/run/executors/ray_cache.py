@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from schemarouter.runtime.agents.call_cache import CacheOpener, CallCache
-from schemarouter.runtime.agents.model_cache import ModelCallCache
+from runtime.agents.call_cache import CacheOpener, CallCache
+from runtime.agents.model_cache import ModelCallCache
 
 
 class CacheOwner:

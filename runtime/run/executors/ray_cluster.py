@@ -32,13 +32,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine
-from schemarouter.runtime.run.executors.ray_cache import CacheOwner
-from schemarouter.runtime.run.executors.ray_worker import EpisodeWorker, WorkerResult
-from schemarouter.runtime.run.executors.registry import ExecutorOptions, register_executor
-from schemarouter.runtime.run.outcomes import ExecutionRequest, ExecutionSummary, Sink, failure
-from schemarouter.runtime.run.scope import EpisodeKey
+from runtime.core.errors import SchemaRouterError
+from runtime.run.engine_port import EngineSetup, EpisodeEngine
+from runtime.run.executors.ray_cache import CacheOwner
+from runtime.run.executors.ray_worker import EpisodeWorker, WorkerResult
+from runtime.run.executors.registry import ExecutorOptions, register_executor
+from runtime.run.outcomes import ExecutionRequest, ExecutionSummary, Sink, failure
+from runtime.run.scope import EpisodeKey
 
 RAY_MISSING = "--executor ray needs Ray, which is not installed: pip install -e '.[ray]'"
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024 * 1024  # results are small; Ray's default is 30% of the RAM

@@ -14,11 +14,11 @@ import importlib
 import os
 from typing import Any
 
-from schemarouter.runtime.agents.call_cache import install_cache_opener
-from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
-from schemarouter.runtime.run.executors.ray_cache import remote_opener
-from schemarouter.runtime.run.outcomes import Failure, failure, run_batch, run_one
-from schemarouter.runtime.run.scope import EpisodeKey
+from runtime.agents.call_cache import install_cache_opener
+from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
+from runtime.run.executors.ray_cache import remote_opener
+from runtime.run.outcomes import Failure, failure, run_batch, run_one
+from runtime.run.scope import EpisodeKey
 
 WorkerResult = list[tuple[EpisodeKey, EpisodeRecord | Failure]]
 

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.registry import Registry, decorator
-from schemarouter.runtime.run.outcomes import ExecutionRequest, ExecutionSummary
+from runtime.core.errors import SchemaRouterError
+from runtime.core.registry import Registry, decorator
+from runtime.run.outcomes import ExecutionRequest, ExecutionSummary
 
 # Codes are stable: they are what users type and what run manifests record.
 DEFAULT_EXECUTOR = "local"

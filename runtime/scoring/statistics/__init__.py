@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from schemarouter.runtime.scoring.statistics.registry import (
+from runtime.scoring.statistics.registry import (
     RegisteredStatistic,
     StatisticInput,
     registered_statistics,

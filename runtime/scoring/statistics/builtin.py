@@ -3,9 +3,9 @@ and ratio over every episode of every condition in scope."""
 
 from __future__ import annotations
 
-from schemarouter.runtime.scoring.estimates import round_sig
-from schemarouter.runtime.scoring.per_task import Row
-from schemarouter.runtime.scoring.statistics.registry import StatisticInput, statistic
+from runtime.scoring.estimates import round_sig
+from runtime.scoring.per_task import Row
+from runtime.scoring.statistics.registry import StatisticInput, statistic
 
 _INTERVAL = ("difference", "treatment")
 

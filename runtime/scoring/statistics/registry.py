@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from schemarouter.registry import Registry
-from schemarouter.runtime.scoring.bootstrap import Interval
-from schemarouter.runtime.scoring.per_task import Row
-from schemarouter.runtime.scoring.spec import CriterionDef, MetricDef
+from runtime.core.registry import Registry
+from runtime.scoring.bootstrap import Interval
+from runtime.scoring.per_task import Row
+from runtime.scoring.spec import CriterionDef, MetricDef
 
 
 @dataclass(frozen=True)

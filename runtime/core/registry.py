@@ -7,7 +7,7 @@ exporters, report sections, ...) owns one :class:`Registry` and a thin decorator
 * **duplicates**: a name is taken once. Registering the same object again (a module imported twice)
   is a no-op; another object under a taken name is one :class:`SchemaRouterError` naming both sources
   (module, and distribution for an installed package's part).
-* **discovery**: on first lookup the kind's built-in package is imported (``schemarouter.discovery``:
+* **discovery**: on first lookup the kind's built-in package is imported (``runtime.core.discovery``:
   its ``first`` modules, then the rest by name), then every entry point of the kind's group
   (``schemarouter.strategies``, ...), sorted by name then distribution. An entry point names a module
   (``name = "package.module"``); importing it registers its parts with the kind's decorator, and it
@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Generic, TypeVar
 
-from schemarouter.discovery import import_modules
-from schemarouter.errors import SchemaRouterError
+from runtime.core.discovery import import_modules
+from runtime.core.errors import SchemaRouterError
 
 T = TypeVar("T")
 

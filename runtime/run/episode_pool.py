@@ -25,9 +25,9 @@ import sys
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from schemarouter.runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
-from schemarouter.runtime.run.in_flight import TICK_S, run_in_flight
-from schemarouter.runtime.run.outcomes import (
+from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
+from runtime.run.in_flight import TICK_S, run_in_flight
+from runtime.run.outcomes import (
     ExecutionRequest,
     ExecutionSummary,
     Failure,
@@ -36,7 +36,7 @@ from schemarouter.runtime.run.outcomes import (
     run_batch,
     run_one,
 )
-from schemarouter.runtime.run.scope import EpisodeKey
+from runtime.run.scope import EpisodeKey
 
 
 def execute(request: ExecutionRequest) -> ExecutionSummary:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.policy.audit import AuditRecord, arguments_sha256, decide
-from schemarouter.runtime.simulator.validate import argument_error
+from runtime.authorization.attempt_audit import AuditRecord, arguments_sha256, decide
+from runtime.catalog.model import Endpoint
+from runtime.simulator.validate import argument_error
 
 
 class GrantLike(Protocol):

@@ -1,6 +1,6 @@
 """Strict JSON loading for schemas, the lock and catalogs: duplicate keys and NaN are errors.
 
-``schemarouter.safe_json`` is authoritative for the data (and bounds it: nesting depth, integer
+``runtime.core.safe_json`` is authoritative for the data (and bounds it: nesting depth, integer
 length, lone surrogates). Positions for messages come from composing the same
 text with the line-aware YAML loader (JSON is nearly YAML); where that fails (tabs, for instance),
 problems point at the closest position known, or at 1:1.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemarouter import safe_json
-from schemarouter.documents.issues import Position, SpecIssue
-from schemarouter.documents.yaml_text import LoadedDocument, load_yaml_text
+from runtime.core import safe_json
+from runtime.documents.issues import Position, SpecIssue
+from runtime.documents.yaml_text import LoadedDocument, load_yaml_text
 
 
 def parse_json_strict(text: str) -> Any:

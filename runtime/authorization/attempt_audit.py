@@ -1,7 +1,7 @@
 """One audit record per tool-call attempt, written before anything executes.
 
 A record holds the decision and every input the decision was made from, so that
-:func:`schemarouter.runtime.policy.integrity.recompute_integrity` can recompute it from the records
+:func:`runtime.authorization.integrity.recompute_integrity` can recompute it from the records
 alone.
 """
 

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
+from runtime.run.episode_pool import die_with_parent
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.run.executor import die_with_parent
 
 MODEL_ALIAS = "gemma-3-270m-q4_k_m"
 # Plain chatml renders system, user and assistant text as given: with constrained decoding the prompt
@@ -139,8 +139,8 @@ def _wait_healthy(base_url: str, process: subprocess.Popen[Any], log_path: Path,
 
 def run_smoke(*, paths: ProjectPaths, run_dir: Path | None = None, no_cache: bool = False) -> SmokeResult:
     """Serve the model, run the smoke subset with the openai agent, score it, stop the server."""
+    from compiler import compile_project
     from schemarouter.application.run import RunRequest, run_experiment
-    from schemarouter.compiler import compile_project
 
     compiled = compile_project(paths, write_manifest=False)
     model = model_path()

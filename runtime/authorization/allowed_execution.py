@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from schemarouter.runtime.policy.gate import Allow
-from schemarouter.runtime.simulator import ToolResult
-from schemarouter.runtime.simulator.execute import execute
+from runtime.authorization.execution_gate import Allow
+from runtime.simulator import ToolResult
+from runtime.simulator.execute import execute
 
 
 def execute_allowed(allow: Allow, world: Any) -> tuple[ToolResult, Any]:

@@ -20,20 +20,20 @@ from typing import Any
 
 from rich.console import Console
 
+from compiler import compile_project, freeze_project
+from runtime.core.errors import SchemaRouterError
+from runtime.report.console import make_console
+from runtime.report.golden import check_golden, write_golden
+from runtime.run import EngineSetup, jsonio, load_result_set
+from runtime.run.request import build_request
+from runtime.run.rundir import open_run_dir
+from runtime.run.session import run_session
+from runtime.scoring import ScoringSpec
+from runtime.scoring.report_json import REPORT_FILE
+from runtime.scoring.score import compute_scores
 from schemarouter.application.bench import REFERENCE_CPU_TARGET_S, REFERENCE_WALL_TARGET_S
 from schemarouter.application.run import NO_DEPS, RunDeps, RunRequest, run_experiment
-from schemarouter.compiler import compile_project, freeze_project
-from schemarouter.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
-from schemarouter.runtime.report.console import make_console
-from schemarouter.runtime.report.golden import check_golden, write_golden
-from schemarouter.runtime.run import EngineSetup, jsonio, load_result_set
-from schemarouter.runtime.run.request import build_request
-from schemarouter.runtime.run.rundir import open_run_dir
-from schemarouter.runtime.run.session import run_session
-from schemarouter.runtime.scoring import ScoringSpec
-from schemarouter.runtime.scoring.report_json import REPORT_FILE
-from schemarouter.runtime.scoring.score import compute_scores
 
 SCRATCH_SKIPPED = ("lineage.yaml", "deviations.yaml", "lineage.schema.json", "deviations.schema.json")
 
@@ -52,7 +52,7 @@ def scratch_project(paths: ProjectPaths, *, purpose: str) -> Iterator[ProjectPat
     """A frozen copy of the experiment's spec/ and catalogs/ under build/, in the flat layout, deleted on
     exit. When the experiment's lock verifies, the copy keeps it (so the copy's root is the recorded
     root, annexes included); otherwise the copy is frozen afresh."""
-    from schemarouter.compiler.verify import verify_project
+    from compiler.verify import verify_project
 
     paths.build_dir.mkdir(parents=True, exist_ok=True)
     root = Path(tempfile.mkdtemp(prefix=f"{purpose}-", dir=paths.build_dir))

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from schemarouter.runtime.policy.audit import AuditRecord, decide
+from runtime.authorization.attempt_audit import AuditRecord, decide
 
 
 @dataclass(frozen=True)

@@ -16,15 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schemarouter.errors import SchemaRouterError
-from schemarouter.runtime.catalog.io import load_catalog
-from schemarouter.runtime.catalog.model import Endpoint
-from schemarouter.runtime.engine.metrics import episode_metrics
-from schemarouter.runtime.run.engine_port import WALL_LATENCY_METRIC
-from schemarouter.runtime.run.store import EpisodeOutcome
-from schemarouter.runtime.state.guard import install_from_compiled
-from schemarouter.runtime.surface import load_surface, load_surface_file
-from schemarouter.runtime.surface.model import Task
+from runtime.catalog.io import load_catalog
+from runtime.catalog.model import Endpoint
+from runtime.core.errors import SchemaRouterError
+from runtime.engine.metrics import episode_metrics
+from runtime.run.engine_port import WALL_LATENCY_METRIC
+from runtime.run.store import EpisodeOutcome
+from runtime.state.guard import install_from_compiled
+from runtime.surface import load_surface, load_surface_file
+from runtime.surface.model import Task
 
 
 @dataclass(frozen=True)

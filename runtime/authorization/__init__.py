@@ -4,10 +4,10 @@ Exposure never authorizes execution; only the user's grants in the task do. This
 imports retrieval (tests/test_policy_gate.py checks it).
 """
 
-from schemarouter.runtime.policy.audit import AuditRecord, Decision, Reason
-from schemarouter.runtime.policy.executor import execute_allowed
-from schemarouter.runtime.policy.gate import Allow, Deny, PolicyGate, grant_covers
-from schemarouter.runtime.policy.integrity import IntegrityReport, recompute_integrity
+from runtime.authorization.allowed_execution import execute_allowed
+from runtime.authorization.attempt_audit import AuditRecord, Decision, Reason
+from runtime.authorization.execution_gate import Allow, Deny, PolicyGate, grant_covers
+from runtime.authorization.integrity import IntegrityReport, recompute_integrity
 
 __all__ = [
     "Allow",

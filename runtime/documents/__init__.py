@@ -2,15 +2,15 @@
 
 ``yaml_text`` and ``json_text`` are the spec loader (the compiler reads every spec through them);
 ``user_file`` is the one bounded reading of a document a user hands in (importer sources, intents,
-pools, judged queries), with the limits of ``schemarouter/limits.py``. Layer 0: this package imports
-only ``schemarouter.errors``, ``schemarouter.safe_json`` and ``schemarouter.limits``.
+pools, judged queries), with the limits of ``runtime/core/limits.py``. Layer 0: this package imports
+only ``runtime.core.errors``, ``runtime.core.safe_json`` and ``runtime.core.limits``.
 """
 
 from __future__ import annotations
 
-from schemarouter.documents.issues import LOAD_CODE, Position, SpecIssue, format_path, sorted_issues
-from schemarouter.documents.json_text import load_json_text, parse_json_strict
-from schemarouter.documents.user_file import (
+from runtime.documents.issues import LOAD_CODE, Position, SpecIssue, format_path, sorted_issues
+from runtime.documents.json_text import load_json_text, parse_json_strict
+from runtime.documents.user_file import (
     UserDocument,
     control_characters,
     decode_user_text,
@@ -20,7 +20,7 @@ from schemarouter.documents.user_file import (
     read_user_document,
     shown,
 )
-from schemarouter.documents.yaml_text import LoadedDocument, PathKey, load_yaml_text
+from runtime.documents.yaml_text import LoadedDocument, PathKey, load_yaml_text
 
 __all__ = [
     "LOAD_CODE",

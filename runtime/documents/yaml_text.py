@@ -56,8 +56,8 @@ from yaml.reader import Reader
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner
 
-from schemarouter.documents.issues import LOAD_CODE, Position, SpecIssue
-from schemarouter.safe_json import MAX_DEPTH, MAX_INT_DIGITS, has_surrogate, line_col
+from runtime.core.safe_json import MAX_DEPTH, MAX_INT_DIGITS, has_surrogate, line_col
+from runtime.documents.issues import LOAD_CODE, Position, SpecIssue
 
 _CParser: Any
 try:  # PyYAML built with libyaml

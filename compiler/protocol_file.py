@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from schemarouter.compiler.issues import SpecIssue
-from schemarouter.compiler.semantic_view import SpecView
+from compiler.issues import SpecIssue
+from compiler.semantic_view import SpecView
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
 PROBLEMS: Final[dict[str, str]] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from schemarouter.safe_json import MAX_DEPTH, MAX_INT_DIGITS
+from runtime.core.safe_json import MAX_DEPTH, MAX_INT_DIGITS
 
 # The bytes of one user document: an OpenAPI / MCP / OpenAI source, an intents or pools file, a judged
 # query file. Checked on the file's size before it is read (a device or a growing file is read no further).
@@ -54,8 +54,8 @@ LIMITS: Final[dict[str, int]] = {
 
 def over_limit(what: str, count: int, name: str) -> str:
     """The message for ``count`` of ``what`` past the limit ``name``: ``12,000 operations, more than
-    the limit of 5,000 (OPERATIONS_PER_DOCUMENT, schemarouter/limits.py)``."""
-    return f"{count:,} {what}, more than the limit of {LIMITS[name]:,} ({name}, schemarouter/limits.py)"
+    the limit of 5,000 (OPERATIONS_PER_DOCUMENT, runtime/core/limits.py)``."""
+    return f"{count:,} {what}, more than the limit of {LIMITS[name]:,} ({name}, runtime/core/limits.py)"
 
 
 def query_problem(query: str) -> str | None:

@@ -30,11 +30,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from schemarouter import limits, safe_json
-from schemarouter.documents.issues import Position, SpecIssue
-from schemarouter.documents.json_text import load_json_text
-from schemarouter.documents.yaml_text import LoadedDocument, PathKey, load_yaml_text
-from schemarouter.errors import SchemaRouterError
+from runtime.core import limits, safe_json
+from runtime.core.errors import SchemaRouterError
+from runtime.documents.issues import Position, SpecIssue
+from runtime.documents.json_text import load_json_text
+from runtime.documents.yaml_text import LoadedDocument, PathKey, load_yaml_text
 
 SHOWN_CHARS = 60
 MAX_LINES = 20

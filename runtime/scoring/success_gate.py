@@ -22,12 +22,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from schemarouter.registry import Registry
-from schemarouter.runtime.scoring.bootstrap import Interval
-from schemarouter.runtime.scoring.estimates import Estimates
-from schemarouter.runtime.scoring.per_task import Row
-from schemarouter.runtime.scoring.spec import CriterionDef, GateDef, MetricDef
-from schemarouter.runtime.scoring.statistics import StatisticInput, registered_statistics
+from runtime.core.registry import Registry
+from runtime.scoring.bootstrap import Interval
+from runtime.scoring.estimates import Estimates
+from runtime.scoring.per_task import Row
+from runtime.scoring.spec import CriterionDef, GateDef, MetricDef
+from runtime.scoring.statistics import StatisticInput, registered_statistics
 
 Verdict = Literal["PASS", "FAIL", "NOT_EVALUABLE"]
 

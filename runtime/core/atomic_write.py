@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from schemarouter.errors import SchemaRouterError
+from runtime.core.errors import SchemaRouterError
 
 # The process's umask, read once: the written file gets the permissions a plain open() would give it.
 _UMASK = os.umask(0o022)
