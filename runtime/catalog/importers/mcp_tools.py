@@ -23,7 +23,12 @@ from runtime.catalog.importers.options import ImportOptions
 from runtime.catalog.importers.problems import ImportProblem, dependency_missing
 from runtime.catalog.importers.refs import RefResolver, find_dangling
 from runtime.catalog.importers.registry import register_importer
-from runtime.catalog.importers.schema_fields import Unsupported, field_spec, object_properties
+from runtime.catalog.importers.schema_fields import (
+    BrokenReference,
+    Unsupported,
+    field_spec,
+    object_properties,
+)
 from runtime.catalog.importers.source import SourceFile
 from runtime.catalog.model import Catalog, Endpoint, SideEffect
 from runtime.core import limits
@@ -55,7 +60,7 @@ class McpImporter:
             try:
                 draft = _draft(tool, domain, where)
             except Unsupported as err:
-                if options.strict:
+                if options.strict or isinstance(err, BrokenReference):
                     raise ImportProblem(source.shown, where, str(err), at) from None
                 options.skip(where, str(err))
                 continue
@@ -135,7 +140,7 @@ def _fields(schema: Any, domain: str, *, output: bool, what: str) -> list[Any]:
     dangling = find_dangling(schema, resolve)
     if dangling:
         path, message = dangling[0]
-        raise Unsupported(f"{message} (at {'.'.join([what, *map(str, path)])})")
+        raise BrokenReference(f"{message} (at {'.'.join([what, *map(str, path)])})")
     kind = "output" if output else "input"
     return [
         field_spec(

@@ -21,7 +21,12 @@ from runtime.catalog.importers.options import ImportOptions
 from runtime.catalog.importers.problems import ImportProblem
 from runtime.catalog.importers.refs import RefResolver, find_dangling
 from runtime.catalog.importers.registry import register_importer
-from runtime.catalog.importers.schema_fields import Unsupported, field_spec, object_properties
+from runtime.catalog.importers.schema_fields import (
+    BrokenReference,
+    Unsupported,
+    field_spec,
+    object_properties,
+)
 from runtime.catalog.importers.side_effects import name_effect
 from runtime.catalog.importers.source import SourceFile
 from runtime.catalog.model import Catalog, Endpoint, SideEffect
@@ -88,7 +93,7 @@ def _draft(function: Mapping[str, Any], domain: str, where: str) -> Draft:
     dangling = find_dangling(parameters, resolve)
     if dangling:  # a $ref to another file or a URL, or one that points nowhere: refused, as OpenAPI's are
         path, message = dangling[0]
-        raise Unsupported(f"{message} (at {'.'.join(['parameters', *map(str, path)])})")
+        raise BrokenReference(f"{message} (at {'.'.join(['parameters', *map(str, path)])})")
     inputs = [
         field_spec(
             name, prop, required=req, domain=domain, output=False, resolve=resolve, what=f"parameter {name!r}"

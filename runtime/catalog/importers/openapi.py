@@ -38,7 +38,12 @@ from runtime.catalog.importers.options import ImportOptions
 from runtime.catalog.importers.problems import ImportProblem, dependency_missing
 from runtime.catalog.importers.refs import Path, RefResolver, find_dangling
 from runtime.catalog.importers.registry import register_importer
-from runtime.catalog.importers.schema_fields import Unsupported, field_spec, object_properties
+from runtime.catalog.importers.schema_fields import (
+    BrokenReference,
+    Unsupported,
+    field_spec,
+    object_properties,
+)
 from runtime.catalog.importers.source import SourceFile
 from runtime.catalog.model import Catalog, Endpoint, FieldSpec, SideEffect
 from runtime.core import limits
@@ -91,7 +96,7 @@ class OpenApiImporter:
                 at = source.position(("paths", path, method))
                 raise ImportProblem(source.shown, where, str(err), at) from None
             except Unsupported as err:
-                if options.strict:
+                if options.strict or isinstance(err, BrokenReference):
                     raise ImportProblem(source.shown, where, str(err)) from None
                 options.skip(where, str(err))
                 continue

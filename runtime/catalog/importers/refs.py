@@ -13,7 +13,7 @@ from typing import Any
 from referencing import Registry, Resource
 from referencing.exceptions import PointerToNowhere, Unresolvable
 
-from runtime.catalog.importers.schema_fields import Unsupported
+from runtime.catalog.importers.schema_fields import BrokenReference, Unsupported
 
 _BASE = "urn:schemarouter:import-source"
 Path = tuple[str | int, ...]
@@ -29,17 +29,17 @@ class RefResolver:
     def target(self, ref: Any) -> Any:
         """The node ``ref`` points to; ``Unsupported`` naming the reference otherwise."""
         if not isinstance(ref, str):
-            raise Unsupported(f"$ref {ref!r} is not a string")
+            raise BrokenReference(f"$ref {ref!r} is not a string")
         if not ref.startswith("#"):
-            raise Unsupported(f"$ref {ref!r} points outside the document (only '#/...' is supported)")
+            raise BrokenReference(f"$ref {ref!r} points outside the document (only '#/...' is supported)")
         try:
             return self._resolver.lookup(ref).contents
         except PointerToNowhere:
-            raise Unsupported(f"$ref {ref!r} does not resolve") from None
+            raise BrokenReference(f"$ref {ref!r} does not resolve") from None
         except Unresolvable:
-            raise Unsupported(f"$ref {ref!r} cannot be resolved") from None
+            raise BrokenReference(f"$ref {ref!r} cannot be resolved") from None
         except (TypeError, KeyError, IndexError, ValueError):  # a pointer through a null or a scalar
-            raise Unsupported(f"$ref {ref!r} does not resolve") from None
+            raise BrokenReference(f"$ref {ref!r} does not resolve") from None
 
     def __call__(self, node: Any) -> Any:
         """``node`` with its ``$ref`` chain followed (a node without one is returned as it is)."""

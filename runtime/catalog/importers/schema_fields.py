@@ -27,6 +27,12 @@ class Unsupported(ValueError):
     """A construct the catalog model cannot hold; the message names it."""
 
 
+class BrokenReference(Unsupported):
+    """A ``$ref`` that points outside the document or nowhere: a defect of the document, not a
+    construct the catalog cannot hold, so it is refused even without ``--strict`` (never skipped: a
+    reference to another file is never followed, and a skip would hide that the document tried)."""
+
+
 def _identity(node: Any) -> Any:
     return node
 
