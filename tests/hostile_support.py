@@ -41,6 +41,7 @@ def use_compile_cache(monkeypatch: Any) -> None:
     real = run.compile_project
 
     def compile_once(paths: Any, **kwargs: Any) -> Any:
+        kwargs.pop("progress", None)  # the CLI's progress callback: not part of what is compiled
         key = (hashlib.sha256(paths.lock_file.read_bytes()).hexdigest(), tuple(sorted(kwargs.items())))
         if key not in _COMPILED:
             _COMPILED[key] = real(paths, **{**kwargs, "write_manifest": False})

@@ -158,3 +158,23 @@ def test_the_library_reports_retrieval_eval_progress_and_prints_nothing(
         stage = f"{result.strategy}: queries" + (" with a state" if result.use == "query+state" else "")
         done = [(s.done, s.total) for s in steps if s.stage == stage]
         assert done[0] == (0, result.queries) and done[-1] == (result.queries, result.queries)
+
+
+def test_sr_run_reports_its_compile_before_any_episode(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """A run that must compile first (a draft can take minutes) says so, in a log as plain lines."""
+    from run_support import copy_project
+    from typer.testing import CliRunner
+
+    from schemarouter.cli.app import app
+
+    project = copy_project(tmp_path)
+    monkeypatch.setenv("SR_PROGRESS", "0.05")
+    args = ["--project-dir", str(project.root), "run", "--catalogs", "100", "--conditions", "SR-5-STATIC"]
+    result = CliRunner().invoke(
+        app, [*args, "--tasks", "S1", "--draft", "--run-dir", str(tmp_path / "r"), "--no-plots"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    compile_lines = [i for i, line in enumerate(lines) if line.startswith("sr run: compile")]
+    episodes = next(i for i, line in enumerate(lines) if line.startswith("episodes "))
+    assert compile_lines and max(compile_lines) < episodes, result.output

@@ -23,16 +23,22 @@ class CompiledForRun:
 
 
 def compiled_for_run(
-    paths: ProjectPaths, *, compile: Callable[[ProjectPaths], CompiledSpec] | None = None
+    paths: ProjectPaths,
+    *,
+    compile: Callable[..., CompiledSpec] | None = None,
+    progress: Progress | None = None,
 ) -> CompiledForRun:
     """The current compiled spec, reusing build/<id>/compiled.json when nothing it came from changed
-    (else ``compile``, default ``compile_project``, which writes the file and its record)."""
+    (else ``compile``, default ``compile_project``, which writes the file and its record, reporting its
+    steps to ``progress`` when one is given)."""
     reused = reuse_compiled(paths)
     if reused is not None:
         return CompiledForRun(reused, reused=True)
     from compiler.compile import compile_project
 
-    return CompiledForRun((compile or compile_project)(paths), reused=False)
+    compile = compile or compile_project
+    spec = compile(paths) if progress is None else compile(paths, progress=progress)
+    return CompiledForRun(spec, reused=False)
 
 
 def compiled_without_writing(paths: ProjectPaths) -> CompiledSpec:

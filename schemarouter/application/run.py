@@ -13,6 +13,7 @@ Tests substitute the engine and the surface through :class:`RunDeps`, never by p
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from rich.console import Console
 
 from compiler import compile_project
 from runtime.core.errors import SchemaRouterError
+from runtime.core.progress import Progress
 from runtime.report.console import make_console, pilot_line, print_verdict
 from runtime.report.progress import EpisodeProgress
 from runtime.report.publish import score_and_publish
@@ -123,6 +125,9 @@ class RunDeps:
     compiled: CompiledSpec | None = None
     # A library caller's progress: (episodes done, total) of the session, beside the console's bar.
     on_progress: Callable[[int, int], None] | None = None
+    # The compile's steps when a run has to compile first (a draft can take minutes): a context manager
+    # that yields the progress callback and ends before any worker starts (the CLI's CommandProgress).
+    compile_progress: Callable[[], AbstractContextManager[Progress]] | None = None
 
     def engine_or_default(self) -> EpisodeEngine:
         return self.engine or EngineAdapter()
@@ -151,6 +156,14 @@ def surface_tasks(paths: ProjectPaths) -> list[Task]:
     return list(load_surface(paths.catalogs_dir))
 
 
+def _compiled(paths: ProjectPaths, deps: RunDeps) -> CompiledSpec:
+    """The run's compiled spec; a compile reports its steps through ``deps.compile_progress``."""
+    if deps.compile_progress is None:
+        return compiled_for_run(paths, compile=compile_project).spec
+    with deps.compile_progress() as progress:
+        return compiled_for_run(paths, compile=compile_project, progress=progress).spec
+
+
 def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_DEPS) -> RunOutcome:
     """Compile (unless ``deps.compiled``), execute the run's missing episodes, score it when terminal."""
     console = deps.console or make_console()
@@ -160,7 +173,7 @@ def run_experiment(paths: ProjectPaths, request: RunRequest, deps: RunDeps = NO_
 
         output_guard(paths.root).directory(request.run_dir, option="--run-dir")
     # build/compiled.json when it is current; else compile_project (looked up here, so tests may swap it).
-    compiled = deps.compiled or compiled_for_run(paths, compile=compile_project).spec
+    compiled = deps.compiled or _compiled(paths, deps)
     previous = read_manifest(request.run_dir) if request.resume and request.run_dir is not None else None
     chosen = _surface(paths, request, previous)
     if compiled.draft and not request.allow_draft and chosen.pilot is None:

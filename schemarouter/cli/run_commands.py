@@ -158,7 +158,11 @@ def run(ctx: typer.Context, **options: Any) -> None:
     from schemarouter.application.run import run_experiment
 
     project = paths(ctx, options["experiment"])
-    raise typer.Exit(run_experiment(project, run_request(project, ctx.params)).exit_code)
+    from runtime.report.command_progress import CommandProgress
+    from schemarouter.application.run import RunDeps
+
+    deps = RunDeps(compile_progress=lambda: CommandProgress("sr run: compile"))
+    raise typer.Exit(run_experiment(project, run_request(project, ctx.params), deps).exit_code)
 
 
 @app.command()
