@@ -23,7 +23,7 @@ LOAD_SUMMARY = (
 _MODULES = (
     "schema_validation",
     "semantic_view",
-    "protocol",
+    "protocol_file",
     "checks_state_contract",
     "checks_conditions",
     "checks_variants",

@@ -258,7 +258,7 @@ def test_a_registered_html_section_takes_its_place_in_the_page_and_its_navigatio
     assert '<a href="#verdict-note">Notes</a>' in page
     assert "<h2>Notes &lt;on&gt; the verdict</h2>" in page
     assert f"<p>{len(scored['report']['gate']['by_catalog'])} catalog sizes</p>" in page
-    twice = r"'gate' is registered twice: by schemarouter\.runtime\.report\.html and by test_diagnostics"
+    twice = r"'gate' is registered twice: by runtime\.report\.html and by test_diagnostics"
     with pytest.raises(SchemaRouterError, match=twice):
         registry.html_section("gate", order=10, title="Gate")(lambda report: "")
     with pytest.raises(ValueError, match="lowercase letters"):

@@ -34,6 +34,8 @@ from runtime.core.errors import SchemaRouterError
 T = TypeVar("T")
 
 ENTRY_POINT_PREFIX = "schemarouter."
+# This project's top-level packages (ARCHITECTURE.md, "Import names"): a module under one is never a plugin's.
+OWN_PACKAGES = frozenset({"schemarouter", "compiler", "runtime"})
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,7 @@ class Registry(Generic[T]):
         """Register ``value`` under ``name`` (the duplicate rule above); returns ``value``."""
         loading = _LOADING.get()
         # This project's own modules are never a plugin's, even when a plugin's import loads them first.
-        ours = module == "schemarouter" or module.startswith("schemarouter.")
+        ours = module.partition(".")[0] in OWN_PACKAGES
         origin = Origin(module, None if ours else loading)
         taken = self._entries.get(name)
         if taken is not None:
