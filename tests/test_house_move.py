@@ -120,3 +120,23 @@ def test_the_move_table_maps_recorded_names_by_longest_prefix(monkeypatch) -> No
     assert module_moves.current_module("schemarouter.runtime.state.guard") == "runtime.state.guard"
     assert module_moves.current_module("schemarouter.runtimes.x") == "schemarouter.runtimes.x"
     assert module_moves.current_module("sr_plugin.strategy") == "sr_plugin.strategy"
+
+
+def test_the_makefile_keeps_every_target_after_the_typecheck_rewrite() -> None:
+    """The typecheck recipe is replaced, and nothing after it is lost (a first version of the rule
+    swallowed the rest of the Makefile, llm-test included, which CI calls)."""
+    old = (
+        "lint: x\n\truff\n\n# mypy cannot follow the package-dir mapping of an editable install, so\n"
+        "# it checks symlinks.\ntypecheck: $(STAMP)\n\trm -rf build/typecheck\n\tcd build && mypy\n\n"
+        "verify: $(STAMP)\n\t$(SR) verify\n\nllm-test: x\n\tpytest -m llm\n"
+    )
+    new = move.rewrite_makefile(old)
+    assert "symlinks" not in new and "mypy -p schemarouter -p compiler -p runtime" in new
+    assert new.endswith("verify: $(STAMP)\n\t$(SR) verify\n\nllm-test: x\n\tpytest -m llm\n")
+    assert move.rewrite_makefile(new) == new
+
+
+def test_the_committed_makefile_has_the_targets_ci_calls() -> None:
+    text = (REPO / "Makefile").read_text(encoding="utf-8")
+    for target in ("setup", "run", "test", "check", "lint", "typecheck", "verify", "golden", "llm-test"):
+        assert f"\n{target}:" in text, target

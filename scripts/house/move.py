@@ -246,7 +246,7 @@ def rewrite_pyproject(text: str) -> str:
 
 def rewrite_makefile(text: str) -> str:
     return re.sub(
-        r"# mypy cannot follow the package-dir mapping.*?\ntypecheck: \$\(STAMP\)\n(?:\t.*\n)+",
+        r"# mypy cannot follow the package-dir mapping.*?\ntypecheck: \$\(STAMP\)\n(?:\t[^\n]*\n)+",
         TYPECHECK,
         text,
         flags=re.S,
