@@ -127,3 +127,14 @@ def test_scope_values_are_parsed_like_the_cli_text(session: tuple[Path, dict[str
 def test_a_directory_that_is_not_a_run_is_one_line() -> None:
     with pytest.raises(SchemaRouterError, match=r"not a run directory \(no manifest\.json\)"):
         schemarouter.load_run(REPO / "spec")
+
+
+def test_the_package_re_exports_exactly_the_api_s_names() -> None:
+    """``schemarouter.__all__`` is written out for type checkers and kept lazy (importing the package
+    loads no engine); it must name what ``schemarouter.api`` exports, plus the error type."""
+    import schemarouter
+    from schemarouter import api
+
+    assert sorted(schemarouter.__all__) == sorted([*api.__all__, "SchemaRouterError"])
+    for name in api.__all__:
+        assert getattr(schemarouter, name) is getattr(api, name), name
