@@ -15,7 +15,7 @@ from runtime.run.store import EpisodeStore
 from runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
 from runtime.scoring.epochs import collapse_epochs, epoch_spread, pass_hat_k
 from runtime.scoring.estimates import estimate
-from runtime.scoring.spec import MetricDef
+from runtime.spec_model.metrics import MetricSpec
 
 TASKS = tuple(TaskRef(task_id=f"t{i}", stratum="s", language="en") for i in range(3))
 
@@ -132,8 +132,19 @@ def test_a_tasks_epochs_are_one_bootstrap_cluster() -> None:
     layout = task_layout(TASKS, strata=["s"], languages=["en"])
     counts = resample_counts(resample_indices(layout, iterations=500, seed=7), layout.n)
     metrics = [
-        MetricDef(id="task_pass", title="t", unit="1", aggregate="mean", applies_to=("C",), better="higher"),
-        MetricDef(
+        MetricSpec(
+            level="task",
+            definition="d",
+            id="task_pass",
+            title="t",
+            unit="1",
+            aggregate="mean",
+            applies_to=("C",),
+            better="higher",
+        ),
+        MetricSpec(
+            level="task",
+            definition="d",
             **{"id": "recall", "title": "r", "unit": "1", "aggregate": "ratio", "better": "higher"},
             applies_to=("C",),
             numerator="hits",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -35,14 +34,11 @@ from runtime.scoring.protocol_bounds import (
     recovery_ceiling,
     task_pass_ceiling,
 )
-from runtime.scoring.spec import (
-    BootstrapDef,
-    CriterionDef,
-    GateDef,
-    MetricDef,
-    ScoringSpec,
-)
+from runtime.scoring.spec import ScoringSpec
+from runtime.spec_model.experiment import BootstrapSpec
+from runtime.spec_model.gates import GateCriterionSpec, GateSpec
 from runtime.spec_model.lock import lock_json, read_lock
+from runtime.spec_model.metrics import MetricSpec
 from schemarouter.application.freeze import FreezeRequest, freeze_experiment
 from schemarouter.application.preflight import PreflightRequest, run_preflight
 from schemarouter.cli.app import app
@@ -54,8 +50,9 @@ REPO = Path(__file__).resolve().parents[1]
 NARROW = PreflightRequest(catalogs="100", tasks="S1", workers=1, simulations=40)
 
 
-def _criterion(compare: str, operator: str, threshold: float, metric: str = "task_pass") -> CriterionDef:
-    return CriterionDef(
+def _criterion(compare: str, operator: str, threshold: float, metric: str = "task_pass") -> GateCriterionSpec:
+    return GateCriterionSpec(
+        rationale="r",
         code="GX",
         title="t",
         metric=metric,
@@ -94,8 +91,15 @@ def test_a_difference_whose_mdd_exceeds_the_room_is_underpowered() -> None:
 
 
 def _spec(tasks_per_cell: int, iterations: int = 400) -> ScoringSpec:
-    metric = MetricDef(
-        id="task_pass", title="t", unit="u", aggregate="mean", applies_to=("T", "C"), better="higher"
+    metric = MetricSpec(
+        level="task",
+        definition="d",
+        id="task_pass",
+        title="t",
+        unit="u",
+        aggregate="mean",
+        applies_to=("T", "C"),
+        better="higher",
     )
     return ScoringSpec(
         experiment_id="x",
@@ -107,8 +111,24 @@ def _spec(tasks_per_cell: int, iterations: int = 400) -> ScoringSpec:
         languages=("en",),
         tasks_per_cell=tasks_per_cell,
         metrics=(metric,),
-        gate=GateDef(treatment="T", comparator="C", criteria=(_criterion("difference", ">=", -0.02),)),
-        bootstrap=BootstrapDef(iterations=iterations, seed=7, confidence=Decimal("0.95")),
+        gate=GateSpec(
+            treatment="T",
+            comparator="C",
+            rule="all_criteria_all_catalogs",
+            interval="percentile",
+            criteria=(_criterion("difference", ">=", -0.02),),
+        ),
+        bootstrap=BootstrapSpec(
+            method="stratified_task_cluster",
+            cluster="task",
+            strata=("stratum", "language"),
+            iterations=iterations,
+            seed=7,
+            rng="numpy.random.Generator(PCG64)",
+            interval="percentile",
+            confidence=0.95,
+            paired=True,
+        ),
     )
 
 

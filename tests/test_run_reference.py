@@ -21,7 +21,7 @@ from runtime.run.store import EpisodeStore
 from runtime.scoring import ScoringSpec
 from runtime.scoring.bootstrap import resample_indices, task_layout
 from runtime.scoring.estimates import round_sig
-from runtime.scoring.spec import MetricDef
+from runtime.spec_model.metrics import MetricSpec
 from schemarouter.application.run import RunRequest, run_experiment
 from schemarouter.project import ProjectPaths
 
@@ -110,7 +110,7 @@ def test_per_task_rows_alone_reproduce_every_point_estimate(reference: dict[str,
                 )
 
 
-def _point(metric: MetricDef, rows: list[dict[str, Any]]) -> float | None:
+def _point(metric: MetricSpec, rows: list[dict[str, Any]]) -> float | None:
     if metric.aggregate == "ratio":
         assert metric.numerator and metric.denominator
         den = sum(r[metric.denominator] for r in rows)

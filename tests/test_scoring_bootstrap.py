@@ -13,14 +13,34 @@ import pytest
 from runtime.run.scope import TaskRef
 from runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
 from runtime.scoring.estimates import Estimates, estimate
-from runtime.scoring.spec import MetricDef
+from runtime.spec_model.metrics import MetricSpec
 
 CONDITIONS = ("T", "C")
 CATALOGS = (1, 2)
 PERCENTILES = (2.5, 97.5)
-MEAN = MetricDef(id="m", title="m", unit="x", aggregate="mean", applies_to=CONDITIONS, better="higher")
-COUNT = MetricDef(id="k", title="k", unit="x", aggregate="count", applies_to=CONDITIONS, better="lower")
-RATIO = MetricDef(
+MEAN = MetricSpec(
+    level="task",
+    definition="d",
+    id="m",
+    title="m",
+    unit="x",
+    aggregate="mean",
+    applies_to=CONDITIONS,
+    better="higher",
+)
+COUNT = MetricSpec(
+    level="task",
+    definition="d",
+    id="k",
+    title="k",
+    unit="x",
+    aggregate="count",
+    applies_to=CONDITIONS,
+    better="lower",
+)
+RATIO = MetricSpec(
+    level="task",
+    definition="d",
     id="r",
     title="r",
     unit="x",
@@ -82,7 +102,7 @@ def _run(
     return est, indices, layout
 
 
-def _slow_stat(rows: list[dict], condition: str, catalog: int, metric: MetricDef, ids: list[str]) -> float:
+def _slow_stat(rows: list[dict], condition: str, catalog: int, metric: MetricSpec, ids: list[str]) -> float:
     by_id = {r["task_id"]: r for r in rows if r["condition"] == condition and r["catalog"] == catalog}
     picked = [by_id[i] for i in ids]
     if metric.aggregate == "mean":

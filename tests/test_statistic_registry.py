@@ -4,8 +4,9 @@ vocabulary says, and each statistic serves the comparisons the vocabulary pairs 
 from __future__ import annotations
 
 from runtime.scoring.bootstrap import Interval
-from runtime.scoring.spec import CriterionDef, MetricDef
 from runtime.scoring.statistics import StatisticInput, registered_statistics
+from runtime.spec_model.gates import GateCriterionSpec
+from runtime.spec_model.metrics import MetricSpec
 from runtime.spec_model.vocabulary import EXACT_STATISTICS, STATISTICS
 
 
@@ -17,10 +18,19 @@ def test_the_registry_holds_exactly_the_vocabulary() -> None:
 
 
 def _input(statistic: str, interval: Interval | None, rows: list[dict[str, object]]) -> StatisticInput:
-    criterion = CriterionDef(
-        code="G9", title="t", metric="m", compare="treatment", statistic=statistic, operator=">=", threshold=0
+    criterion = GateCriterionSpec(
+        rationale="r",
+        code="G9",
+        title="t",
+        metric="m",
+        compare="treatment",
+        statistic=statistic,
+        operator=">=",
+        threshold=0,
     )
-    metric = MetricDef(
+    metric = MetricSpec(
+        level="task",
+        definition="d",
         id="m", title="m", unit="ratio", aggregate="ratio", numerator="hits", denominator="points",
         applies_to=("A",), deterministic=True, better="higher",
     )  # fmt: skip

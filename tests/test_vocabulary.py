@@ -10,10 +10,10 @@ import pytest
 
 from runtime.exposure.registry import policy_kinds
 from runtime.scoring import success_gate as gate
-from runtime.scoring.spec import CriterionDef, MetricDef
 from runtime.spec_model import vocabulary as v
 from runtime.spec_model.conditions import RefreshSpec
 from runtime.spec_model.gates import GateCriterionSpec
+from runtime.spec_model.metrics import MetricSpec
 from schemarouter.project import experiment_ids
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,12 +27,12 @@ def _enum(schema: dict[str, Any], *path: str) -> list[str]:
 
 
 def test_the_models_use_the_vocabulary() -> None:
-    for model in (GateCriterionSpec, CriterionDef):
+    for model in (GateCriterionSpec,):
         fields = model.model_fields
         assert get_args(fields["compare"].annotation) == v.COMPARES
         assert get_args(fields["statistic"].annotation) == v.STATISTICS
         assert get_args(fields["operator"].annotation) == v.OPERATORS
-    assert get_args(MetricDef.model_fields["aggregate"].annotation) == v.AGGREGATES
+    assert get_args(MetricSpec.model_fields["aggregate"].annotation) == v.AGGREGATES
     assert get_args(RefreshSpec.model_fields["mode"].annotation) == v.REFRESH_MODES
 
 

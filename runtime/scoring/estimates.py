@@ -26,7 +26,7 @@ from runtime.scoring.bootstrap import (
     ratio,
 )
 from runtime.scoring.per_task import Row
-from runtime.scoring.spec import MetricDef
+from runtime.spec_model.metrics import MetricSpec
 
 SIGNIFICANT_DIGITS = 12
 
@@ -50,7 +50,7 @@ def estimate(
     *,
     layout: TaskLayout,
     counts: FloatArray,
-    metrics: Sequence[MetricDef],
+    metrics: Sequence[MetricSpec],
     conditions: Sequence[str],
     catalogs: Sequence[int],
     pair: tuple[str, str] | None,
@@ -59,13 +59,13 @@ def estimate(
     """Intervals for ``metrics`` (each where it applies) and, if ``pair`` = (treatment, comparator)
     are both present, for the paired difference of every metric that applies to both."""
     table = _Columns(rows, layout)
-    plan: list[tuple[str, int, MetricDef]] = [
+    plan: list[tuple[str, int, MetricSpec]] = [
         (c, k, m) for k in catalogs for c in conditions for m in metrics if c in m.applies_to
     ]
     for condition, catalog, metric in plan:
         for component in metric.components():
             table.add((condition, catalog, component))
-    diff_plan: list[tuple[int, MetricDef]] = []
+    diff_plan: list[tuple[int, MetricSpec]] = []
     if pair is not None and all(c in conditions for c in pair):
         treatment, comparator = pair
         for catalog in catalogs:
@@ -140,14 +140,14 @@ class _Statistic:
     ):
         self._point, self._resampled, self._index, self._n = point, resampled, index, n
 
-    def of(self, condition: str, catalog: int, metric: MetricDef) -> tuple[float, FloatArray]:
+    def of(self, condition: str, catalog: int, metric: MetricSpec) -> tuple[float, FloatArray]:
         if metric.aggregate == "ratio":
             num, den = (self._index[(condition, catalog, c)] for c in metric.components())
             point = ratio(self._point[num : num + 1], self._point[den : den + 1])[0]
             return float(point), ratio(self._resampled[:, num], self._resampled[:, den])
         return self.scaled((condition, catalog, metric.id), metric)
 
-    def scaled(self, name: tuple[object, ...], metric: MetricDef) -> tuple[float, FloatArray]:
+    def scaled(self, name: tuple[object, ...], metric: MetricSpec) -> tuple[float, FloatArray]:
         j = self._index[name]
         divisor = float(self._n) if metric.aggregate == "mean" else 1.0
         return float(self._point[j] / divisor), self._resampled[:, j] / divisor

@@ -40,9 +40,11 @@ from runtime.core.progress import Progress, counted
 from runtime.scoring.bootstrap import TaskLayout, resample_counts, resample_indices
 from runtime.scoring.estimates import estimate, round_sig
 from runtime.scoring.per_task import Row
-from runtime.scoring.spec import CriterionDef, MetricDef, ScoringSpec
+from runtime.scoring.spec import ScoringSpec
 from runtime.scoring.statistics import StatisticInput, registered_statistics
 from runtime.scoring.success_gate import OPERATORS
+from runtime.spec_model.gates import GateCriterionSpec
+from runtime.spec_model.metrics import MetricSpec
 
 SIMULATION_SEED = 20261202  # named seed preflight.simulation
 SIMULATIONS = 200
@@ -84,7 +86,7 @@ class Feasibility:
         return self.verdict if not self.detail else f"{self.verdict} ({self.detail})"
 
 
-def verdict(criterion: CriterionDef, bound: Bound | None, mdd: float | None) -> tuple[Verdict, str]:
+def verdict(criterion: GateCriterionSpec, bound: Bound | None, mdd: float | None) -> tuple[Verdict, str]:
     """The verdict of one criterion at one catalog size from its bound and MDD (see module docs)."""
     op, threshold = criterion.operator, criterion.threshold
     if bound is not None and not OPERATORS[op](bound.value, threshold):
@@ -167,7 +169,7 @@ def minimum_detectable_difference(
     *,
     spec: ScoringSpec,
     layout: TaskLayout,
-    criterion: CriterionDef,
+    criterion: GateCriterionSpec,
     catalog: int,
     simulations: int = SIMULATIONS,
     seed: int = SIMULATION_SEED,
@@ -191,7 +193,7 @@ def simulated_statistics(
     *,
     spec: ScoringSpec,
     layout: TaskLayout,
-    criteria: Sequence[CriterionDef],
+    criteria: Sequence[GateCriterionSpec],
     catalogs: Sequence[int],
     simulations: int = SIMULATIONS,
     seed: int = SIMULATION_SEED,
@@ -246,7 +248,7 @@ def simulated_statistics(
     return out
 
 
-def _needed_shift(values: Sequence[float], simulations: int, criterion: CriterionDef) -> float | None:
+def _needed_shift(values: Sequence[float], simulations: int, criterion: GateCriterionSpec) -> float | None:
     """The delta with ``value + delta OP threshold`` in at least POWER of ``simulations`` (undefined
     statistics never pass)."""
     need = math.ceil(POWER * simulations)
@@ -261,7 +263,7 @@ def _needed_shift(values: Sequence[float], simulations: int, criterion: Criterio
 
 def _centred(
     pilot: Mapping[tuple[str, str, int], Row],
-    metrics: Sequence[MetricDef],
+    metrics: Sequence[MetricSpec],
     treatment: str,
     comparator: str,
     catalogs: Sequence[int],

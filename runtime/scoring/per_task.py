@@ -22,7 +22,8 @@ from typing import Any
 from runtime.core.errors import SchemaRouterError
 from runtime.run.scope import RunScope
 from runtime.run.store import EpisodeOutcome
-from runtime.scoring.spec import MetricDef, ScoringSpec
+from runtime.scoring.spec import ScoringSpec
+from runtime.spec_model.metrics import MetricSpec
 
 PER_TASK_FILE = "per_task.jsonl"
 LATENCY_FILE = "per_task_latency.jsonl"
@@ -75,7 +76,7 @@ def latency_rows(outcomes: Sequence[EpisodeOutcome], scope: RunScope) -> list[Ro
     ]
 
 
-def _fill_metric(row: Row, metric: MetricDef, values: dict[str, Any], condition: str) -> str | None:
+def _fill_metric(row: Row, metric: MetricSpec, values: dict[str, Any], condition: str) -> str | None:
     applies = condition in metric.applies_to
     if metric.aggregate != "ratio":
         if not applies:

@@ -26,8 +26,9 @@ from runtime.core.registry import Registry
 from runtime.scoring.bootstrap import Interval
 from runtime.scoring.estimates import Estimates
 from runtime.scoring.per_task import Row
-from runtime.scoring.spec import CriterionDef, GateDef, MetricDef
 from runtime.scoring.statistics import StatisticInput, registered_statistics
+from runtime.spec_model.gates import GateCriterionSpec, GateSpec
+from runtime.spec_model.metrics import MetricSpec
 
 Verdict = Literal["PASS", "FAIL", "NOT_EVALUABLE"]
 
@@ -72,11 +73,11 @@ class GateResult:
 
 
 def evaluate_gate(
-    gate: GateDef,
+    gate: GateSpec,
     *,
     estimates: Estimates,
     rows: Sequence[Row],
-    metrics: dict[str, MetricDef],
+    metrics: dict[str, MetricSpec],
     conditions: Sequence[str],
     catalogs: Sequence[int],
 ) -> GateResult:
@@ -101,12 +102,12 @@ def evaluate_gate(
 
 
 def _criterion(
-    c: CriterionDef,
+    c: GateCriterionSpec,
     catalog: int,
-    gate: GateDef,
+    gate: GateSpec,
     estimates: Estimates,
     rows: Sequence[Row],
-    metric: MetricDef,
+    metric: MetricSpec,
     conditions: Sequence[str],
 ) -> CriterionResult:
     needed = {"difference": [gate.treatment, gate.comparator], "treatment": [gate.treatment]}.get(
@@ -132,7 +133,7 @@ def _criterion(
 
 
 def _result(
-    c: CriterionDef,
+    c: GateCriterionSpec,
     interval: Interval | None,
     value: float | None,
     note: str | None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Literal
 
 from pydantic import Field
@@ -53,6 +54,11 @@ class BootstrapSpec(FrozenModel):
     confidence: float = Field(description="Interval confidence (0.95).")
     paired: bool = Field(description="One resample serves every condition and catalog size.")
     rationale: str | None = Field(default=None, description="Why the bootstrap is built this way.")
+
+    def percentiles(self) -> tuple[float, float]:
+        """(2.5, 97.5) for 0.95, computed exactly so the interpolation points carry no float noise."""
+        tail = (Decimal(1) - Decimal(str(self.confidence))) / 2 * 100
+        return float(tail), float(Decimal(100) - tail)
 
 
 class ExperimentSpec(FrozenModel):

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from runtime.spec_model._base import FrozenModel
+from runtime.spec_model.vocabulary import Aggregate
 
 
 class MetricSpec(FrozenModel):
@@ -16,7 +17,7 @@ class MetricSpec(FrozenModel):
     title: str = Field(description="The seed's wording.")
     level: Literal["decision_point", "episode", "task"] = Field(description="The unit of observation.")
     unit: str = Field(description="Unit of the value, e.g. proportion, tokens.")
-    aggregate: Literal["mean", "ratio", "count"] = Field(
+    aggregate: Aggregate = Field(
         description="mean of per-task values; ratio of sums; count = sum over tasks."
     )
     numerator: str | None = Field(default=None, description="Ratio metrics: the summed numerator.")
@@ -29,3 +30,10 @@ class MetricSpec(FrozenModel):
         default=True, description="False for wall-clock metrics (kept out of golden)."
     )
     definition: str = Field(description="The exact definition.")
+
+    def components(self) -> tuple[str, ...]:
+        """The per-task columns the bootstrap sums: (numerator, denominator) or the metric itself."""
+        if self.aggregate == "ratio":
+            assert self.numerator is not None and self.denominator is not None
+            return (self.numerator, self.denominator)
+        return (self.id,)

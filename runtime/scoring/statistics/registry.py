@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from runtime.core.registry import Registry
 from runtime.scoring.bootstrap import Interval
 from runtime.scoring.per_task import Row
-from runtime.scoring.spec import CriterionDef, MetricDef
+from runtime.spec_model.gates import GateCriterionSpec
+from runtime.spec_model.metrics import MetricSpec
 
 
 @dataclass(frozen=True)
@@ -23,8 +24,8 @@ class StatisticInput:
     """What a statistic reads: the criterion, its metric, the catalog size, the interval of the compared
     quantity (None for ``all_conditions``) and the per-task rows."""
 
-    criterion: CriterionDef
-    metric: MetricDef
+    criterion: GateCriterionSpec
+    metric: MetricSpec
     catalog: int
     interval: Interval | None
     rows: Sequence[Row]
