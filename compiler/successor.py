@@ -235,7 +235,7 @@ def derive_policy_enum(child: ProjectPaths) -> bool:
     return True
 
 
-# agent.yaml's answer_action (runtime/engine/spec.py AgentSpec): a successor's schema admits it, so the
+# agent.yaml's answer_action (runtime/spec_model/agent.py AgentSpec): a successor's schema admits it, so the
 # successor can record the choice; its agent.yaml keeps the parent's prompts until it sets the key.
 ANSWER_ACTION_SCHEMA = {
     "type": "string",

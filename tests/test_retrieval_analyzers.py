@@ -12,7 +12,7 @@ from runtime.retrieval.analyzers import (
     sanitize,
 )
 from runtime.retrieval.document import source_text
-from runtime.retrieval.spec import CharNgrams, Identifier, StemmedWords
+from runtime.spec_model.retriever import CharNgrams, Identifier, StemmedWords
 
 
 def test_identifier_keeps_whole_and_parts() -> None:

@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from runtime.core.errors import SchemaRouterError
 from runtime.retrieval.evaluation import estimate, query_metrics, resample_matrix
-from runtime.retrieval.spec import RetrieverSpec
 from runtime.retrieval.strategy import strategy_codes
+from runtime.spec_model.retriever import RetrieverSpec
 from schemarouter.application.catalog_import import import_catalog
 from schemarouter.application.retrieval_io import compiled_experiment
 from schemarouter.application.retrieval_queries import read_queries

@@ -12,6 +12,7 @@ import yaml
 
 from runtime.core.errors import SchemaRouterError
 from runtime.retrieval import RetrieverSpec, parse_retriever_spec
+from runtime.spec_model.conditions import ConditionLimitsSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW = yaml.safe_load((ROOT / "spec" / "0.14" / "retriever.yaml").read_text(encoding="utf-8"))
@@ -47,7 +48,7 @@ def test_spec_file_is_valid() -> None:
 def test_schema_and_model_agree_on_sources() -> None:
     from typing import get_args
 
-    from runtime.retrieval.spec import Source
+    from runtime.spec_model.retriever import Source
 
     enum = SCHEMA["$defs"]["field"]["properties"]["sources"]["items"]["enum"]
     assert set(enum) == set(get_args(Source))
@@ -56,9 +57,12 @@ def test_schema_and_model_agree_on_sources() -> None:
 
 def test_depths_match_the_conditions() -> None:
     conditions = yaml.safe_load((ROOT / "spec" / "0.14" / "conditions.yaml").read_text(encoding="utf-8"))
-    assert parse_retriever_spec(RAW).conditions_drift(conditions) == []
-    conditions["limits"]["max_refresh_per_episode"] = 4
-    assert parse_retriever_spec(RAW).conditions_drift(conditions)
+    limits = ConditionLimitsSpec.model_validate(conditions["limits"])
+    assert parse_retriever_spec(RAW).conditions_drift(limits) == []
+    drifted = limits.model_copy(update={"max_refresh_per_episode": 4})
+    assert parse_retriever_spec(RAW).conditions_drift(drifted) == [
+        "retriever.depth.progressive 30 != 25 (5 + 5x5)"
+    ]
 
 
 def test_every_endpoint_part_the_issue_names_is_indexed() -> None:
@@ -85,9 +89,11 @@ def test_bad_specs_are_clean_errors(change: dict[str, Any], needle: str) -> None
 
 
 def test_from_compiled_reads_the_raw_section() -> None:
-    from types import SimpleNamespace
+    from schemarouter.application.retrieval_io import compiled_experiment
+    from schemarouter.project import ProjectPaths
 
-    compiled = SimpleNamespace(raw={"retriever": RAW})
-    assert RetrieverSpec.from_compiled(compiled) == parse_retriever_spec(RAW)
-    with pytest.raises(SchemaRouterError):
-        RetrieverSpec.from_compiled(object())
+    compiled = compiled_experiment(ProjectPaths.at(ROOT))
+    with_raw = compiled.model_copy(update={"raw": {"retriever": RAW}})
+    assert RetrieverSpec.from_compiled(with_raw) == parse_retriever_spec(RAW)
+    with pytest.raises(SchemaRouterError, match="no retriever section"):
+        RetrieverSpec.from_compiled(compiled.model_copy(update={"raw": {}}))

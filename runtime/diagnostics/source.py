@@ -10,9 +10,9 @@ from typing import Any, cast
 from runtime.diagnostics.build import Diagnosis, EpisodeSource, diagnose
 from runtime.diagnostics.key_names import KeyNameProbe, key_names_not_applicable
 from runtime.retrieval.index import RetrievalIndex
-from runtime.retrieval.spec import RetrieverSpec
 from runtime.retrieval.strategy import strategy_of
 from runtime.scoring.score import DiagnosisInput
+from runtime.spec_model.retriever import RetrieverSpec
 
 
 def episode_source(audit: Any) -> EpisodeSource | None:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from runtime.catalog.model import Catalog, Endpoint
 from runtime.engine.episode import run_episode
 from runtime.engine.resources import CatalogResources, EngineResources
-from runtime.retrieval.spec import RetrieverSpec
 from runtime.retrieval.synthetic import scaled_endpoints
+from runtime.spec_model.retriever import RetrieverSpec
 from runtime.surface.model import Task
 
 

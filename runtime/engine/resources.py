@@ -19,15 +19,16 @@ from runtime.agents.registry import make_agent
 from runtime.catalog.io import catalog_digest, load_catalog_with_digest
 from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
-from runtime.engine.spec import AgentSpec, EngineSpec
 from runtime.prompt import ExposedTools, ToolSchemas
 from runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
 from runtime.retrieval.index import RetrievalIndex
 from runtime.retrieval.key_free import key_free_ranking
-from runtime.retrieval.spec import StrategyChoice
 from runtime.retrieval.strategy import build_from_spec
 from runtime.spec_model import CompiledSpec
+from runtime.spec_model.agent import AgentSpec
 from runtime.spec_model.conditions import ConditionRetrieverSpec
+from runtime.spec_model.engine import EngineSpec
+from runtime.spec_model.retriever import StrategyChoice
 from runtime.state.guard import install_from_compiled
 from runtime.surface.io import load_surface, load_surface_file
 from runtime.surface.model import Task
@@ -189,8 +190,8 @@ class EngineResources:
             compiled=compiled,
             catalogs=catalogs,
             tasks=load_surface(catalogs_dir) if surface_file is None else load_surface_file(surface_file),
-            engine_spec=EngineSpec.model_validate(compiled.raw["engine"]),
-            agent_spec=AgentSpec.model_validate(compiled.raw["agent"]),
+            engine_spec=EngineSpec.from_compiled(compiled),
+            agent_spec=AgentSpec.from_compiled(compiled),
             agent=agent,
             tokenizer_path=tokenizer_path,
             agent_options=agent_options,

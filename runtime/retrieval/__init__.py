@@ -8,7 +8,6 @@ hands its strategy only the query and ``state.canonical_json()``. Every call ret
 from runtime.retrieval.call import QueryKind, RetrievalCall
 from runtime.retrieval.index import Ranking, RetrievalIndex
 from runtime.retrieval.retrievers import STATE_JOINER, StateAwareRetriever, StaticRetriever
-from runtime.retrieval.spec import RetrieverSpec, StrategyChoice, parse_retriever_spec
 from runtime.retrieval.strategy import (
     DEFAULT_STRATEGY,
     RetrievalStrategy,
@@ -19,6 +18,7 @@ from runtime.retrieval.strategy import (
     register_strategy,
     strategy_codes,
 )
+from runtime.spec_model.retriever import RetrieverSpec, StrategyChoice, parse_retriever_spec
 
 __all__ = [
     "DEFAULT_STRATEGY",

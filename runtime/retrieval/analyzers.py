@@ -23,7 +23,7 @@ from itertools import chain
 
 import tantivy
 
-from runtime.retrieval.spec import AnalyzerSpec, CharNgrams, Identifier, StemmedWords
+from runtime.spec_model.retriever import AnalyzerSpec, CharNgrams, Identifier, StemmedWords
 
 _surrogates = re.compile("[\ud800-\udfff]")
 WORDS = re.compile(r"[^\W_]+")

@@ -24,8 +24,8 @@ from runtime.catalog.model import Endpoint
 from runtime.retrieval.document import source_text
 from runtime.retrieval.index import RetrievalIndex
 from runtime.retrieval.retrievers import STATE_JOINER, StateAwareRetriever, StaticRetriever
-from runtime.retrieval.spec import RetrieverSpec
 from runtime.simulator.result import ObservedField, ToolResult
+from runtime.spec_model.retriever import RetrieverSpec
 from runtime.state.model import ObservableState
 
 

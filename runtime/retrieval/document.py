@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from runtime.catalog.model import Endpoint, FieldSpec
-from runtime.retrieval.spec import LANGUAGES, Source
+from runtime.spec_model.retriever import LANGUAGES, Source
 
 
 def _units(fields: tuple[FieldSpec, ...]) -> list[str]:

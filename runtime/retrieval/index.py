@@ -26,7 +26,7 @@ from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
 from runtime.retrieval.analyzers import Analyzer, make_analyzer, prepare
 from runtime.retrieval.document import source_text
-from runtime.retrieval.spec import RetrieverSpec
+from runtime.spec_model.retriever import RetrieverSpec
 
 _ORDINAL = "ordinal"
 _CACHED_COUNTS = 8

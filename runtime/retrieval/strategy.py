@@ -29,7 +29,7 @@ from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
 from runtime.core.registry import Registry
 from runtime.retrieval.index import Ranking, RetrievalIndex
-from runtime.retrieval.spec import RetrieverSpec
+from runtime.spec_model.retriever import RetrieverSpec
 
 DEFAULT_STRATEGY = "text_concat"
 

@@ -102,8 +102,8 @@ def bench_retrieval(
     """Speed of ours vs raw Tantivy vs bm25s on the real catalogs and scaled synthetic ones
     (``surface_file``: the queries of a pilot surface)."""
     from runtime.retrieval.bench import bench_corpus
-    from runtime.retrieval.spec import RetrieverSpec
     from runtime.retrieval.synthetic import scaled_endpoints
+    from runtime.spec_model.retriever import RetrieverSpec
     from schemarouter.application.retrieval_io import (
         bench_queries,
         catalog_seed,

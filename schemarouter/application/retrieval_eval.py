@@ -27,7 +27,7 @@ from runtime.retrieval.evaluation import (
     query_metrics,
     resample_matrix,
 )
-from runtime.retrieval.spec import RetrieverSpec
+from runtime.spec_model.retriever import RetrieverSpec
 from runtime.state.state_file import Vocabulary, read_state_file
 from schemarouter.application.retrieval_io import compiled_experiment, read_retriever_file
 from schemarouter.application.retrieval_queries import JudgedQuery, read_queries

@@ -19,8 +19,8 @@ from runtime.catalog.model import Catalog
 from runtime.core.errors import SchemaRouterError
 from runtime.retrieval.bench import BenchQuery, state_after
 from runtime.retrieval.recall import RecallTask
-from runtime.retrieval.spec import RetrieverSpec, parse_retriever_spec
 from runtime.spec_model import CompiledSpec
+from runtime.spec_model.retriever import RetrieverSpec, parse_retriever_spec
 from runtime.state.model import ObservableState
 from schemarouter.project import ProjectPaths
 

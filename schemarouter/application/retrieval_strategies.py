@@ -21,8 +21,8 @@ from runtime.catalog.model import Catalog
 from runtime.core.errors import SchemaRouterError
 from runtime.retrieval.index import RetrievalIndex
 from runtime.retrieval.retrievers import StateAwareRetriever, StaticRetriever
-from runtime.retrieval.spec import RetrieverSpec
 from runtime.retrieval.strategy import build_strategy, strategy_codes, strategy_of
+from runtime.spec_model.retriever import RetrieverSpec
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,6 @@ from runtime.catalog.io import load_catalog_with_digest
 from runtime.core.errors import SchemaRouterError
 from runtime.engine.episode import run_episode
 from runtime.engine.resources import CatalogResources, EngineResources
-from runtime.engine.spec import AgentSpec, EngineSpec
 from runtime.engine.trace import EpisodeTrace
 from runtime.retrieval import (
     RetrievalIndex,
@@ -34,6 +33,8 @@ from runtime.retrieval import (
     build_strategy,
 )
 from runtime.spec_model import CompiledSpec
+from runtime.spec_model.agent import AgentSpec
+from runtime.spec_model.engine import EngineSpec
 from runtime.state.model import ObservableState
 from runtime.surface.model import Task
 from runtime.surface.plan import next_required_route
@@ -153,8 +154,8 @@ def engine_for(
         compiled=compiled,
         catalogs=per_size,
         tasks=tasks,
-        engine_spec=EngineSpec.model_validate(compiled.raw["engine"]),
-        agent_spec=AgentSpec.model_validate(compiled.raw["agent"]),
+        engine_spec=EngineSpec.from_compiled(compiled),
+        agent_spec=AgentSpec.from_compiled(compiled),
         agent="reference",
     )
 

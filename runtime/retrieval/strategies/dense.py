@@ -22,7 +22,6 @@ from pydantic import Field
 from runtime.catalog.model import Endpoint
 from runtime.retrieval.document import source_text
 from runtime.retrieval.index import Ranking
-from runtime.retrieval.spec import Source
 from runtime.retrieval.strategies import _encoder
 from runtime.retrieval.strategies._reading import (
     NO_STATE,
@@ -31,6 +30,7 @@ from runtime.retrieval.strategies._reading import (
     TypedState,
 )
 from runtime.retrieval.strategy import StrategyContext, register_strategy
+from runtime.spec_model.retriever import Source
 
 _VERSION = re.compile(r"\.v\d+(?:beta\d*)?$")
 _SEPARATORS = re.compile(r"[._:\-]+")

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pydantic import Field
 
 from runtime.retrieval.index import Ranking
-from runtime.retrieval.spec import Source
 from runtime.retrieval.strategies._reading import (
     NO_STATE,
     ReadingParams,
@@ -21,6 +20,7 @@ from runtime.retrieval.strategies._reading import (
 from runtime.retrieval.strategies.dense import DenseScorer, state_words
 from runtime.retrieval.strategies.typed_state import TypedLexical, TypedRoutes
 from runtime.retrieval.strategy import StrategyContext, register_strategy
+from runtime.spec_model.retriever import Source
 
 
 class HybridParams(ReadingParams):

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from runtime.core.errors import SchemaRouterError
+from runtime.spec_model.compiled import CompiledSpec
+from runtime.spec_model.conditions import ConditionLimitsSpec
 
 LANGUAGES = ("en", "es", "de", "ko", "ja", "zh")
 
@@ -170,24 +172,20 @@ class RetrieverSpec(BaseModel):
         return self
 
     @classmethod
-    def from_compiled(cls, compiled: Any) -> RetrieverSpec:
+    def from_compiled(cls, compiled: CompiledSpec) -> RetrieverSpec:
         """From the compiled spec bundle, which carries every spec file's parsed data in ``raw``."""
-        raw = getattr(compiled, "raw", None)
-        if not isinstance(raw, Mapping) or "retriever" not in raw:
+        if "retriever" not in compiled.raw:
             raise SchemaRouterError("the compiled spec has no retriever section (spec/retriever.yaml)")
-        return parse_retriever_spec(raw["retriever"])
+        return parse_retriever_spec(compiled.raw["retriever"])
 
-    def conditions_drift(self, conditions: Mapping[str, Any]) -> list[str]:
-        """Differences between these depths and spec/conditions.yaml (empty if consistent)."""
+    def conditions_drift(self, limits: ConditionLimitsSpec) -> list[str]:
+        """Differences between these depths and spec/conditions.yaml's limits (empty if consistent)."""
         drift: list[str] = []
-        limits = conditions.get("limits", {})
-        if self.depth.initial_k != limits.get("initial_k"):
+        if self.depth.initial_k != limits.initial_k:
             drift.append(f"retriever.depth.initial_k {self.depth.initial_k} != limits.initial_k")
-        if self.depth.refresh_k != limits.get("max_k_per_refresh"):
+        if self.depth.refresh_k != limits.max_k_per_refresh:
             drift.append(f"retriever.depth.refresh_k {self.depth.refresh_k} != limits.max_k_per_refresh")
-        widest = limits.get("initial_k", 0) + limits.get("max_refresh_per_episode", 0) * limits.get(
-            "max_k_per_refresh", 0
-        )
+        widest = limits.initial_k + limits.max_refresh_per_episode * limits.max_k_per_refresh
         if self.depth.progressive != widest:
             drift.append(f"retriever.depth.progressive {self.depth.progressive} != {widest} (5 + 5x5)")
         return drift

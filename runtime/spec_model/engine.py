@@ -1,14 +1,15 @@
-"""Typed views of spec/engine.yaml and spec/agent.yaml, parsed from the compiled bundle's raw data.
+"""spec/engine.yaml as a typed model, parsed from the compiled bundle's raw data (``from_compiled``).
 
-Every key of the files is declared here (extra="forbid"): a key the engine does not read is refused,
-never dropped, and the documentation-only keys (rationale, definition) are declared as such."""
+Every key of the file is declared here (extra="forbid"): a key the engine does not read is refused,
+never dropped, and the documentation-only keys (rationale, progress) are declared as such."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runtime.spec_model.compiled import CompiledSpec
 from runtime.tokens import TokenizerConfig
 
 
@@ -34,6 +35,11 @@ class EngineSpec(BaseModel):
         default=None, description="What counts as progress, in words (documentation only)."
     )
 
+    @classmethod
+    def from_compiled(cls, compiled: CompiledSpec) -> EngineSpec:
+        """spec/engine.yaml of the compiled bundle."""
+        return cls.model_validate(compiled.raw["engine"])
+
     def tokenizer_config(self, override_path: str | None = None) -> TokenizerConfig:
         if override_path:
             return TokenizerConfig(kind="huggingface", path=override_path, sha256=None)
@@ -44,34 +50,3 @@ class EngineSpec(BaseModel):
             sha256=t.get("sha256"),
             path=t.get("path"),
         )
-
-
-class MissingToolRuleSpec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    action: str
-    score: dict[str, float]
-    min_score: float
-    exclude_destructive_without_grant: bool
-    never_repeat_identical_failed_call: bool
-
-
-class AgentSpec(BaseModel):
-    """agent.yaml: the default agent and one settings section per agent name."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-
-    default_agent: str = Field(description="Agent used when none is named.")
-    answer_action: Literal["unnamed", "named"] = Field(
-        default="unnamed",
-        description="Whether every prompt names the answer action final_answer (runtime/prompt.py "
-        "ANSWER_SENTENCE and ANSWER_TOOL). Absent: unnamed, 0.14's and 0.16's frozen prompts.",
-    )
-
-    def section(self, name: str) -> dict[str, Any] | None:
-        """Agent ``name``'s settings, or None when agent.yaml has no section for it."""
-        value = (self.model_extra or {}).get(name)
-        return value if isinstance(value, dict) else None
-
-    def missing_tool_rule(self) -> MissingToolRuleSpec:
-        return MissingToolRuleSpec.model_validate((self.section("reference") or {})["missing_tool_rule"])
