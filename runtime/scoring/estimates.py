@@ -65,17 +65,8 @@ def estimate(
     for condition, catalog, metric in plan:
         for component in metric.components():
             table.add((condition, catalog, component))
-    diff_plan: list[tuple[int, MetricSpec]] = []
-    if pair is not None and all(c in conditions for c in pair):
-        treatment, comparator = pair
-        for catalog in catalogs:
-            for metric in metrics:
-                if treatment in metric.applies_to and comparator in metric.applies_to:
-                    diff_plan.append((catalog, metric))
-                    if metric.aggregate != "ratio":
-                        table.add_difference(
-                            (treatment, catalog, metric.id), (comparator, catalog, metric.id)
-                        )
+    paired = pair if pair is not None and all(c in conditions for c in pair) else None
+    diff_plan = [] if paired is None else _difference_plan(table, paired, metrics, catalogs)
     sums = column_sums(counts, table.matrix())
     stat = _Statistic(sums.point, sums.resampled, table.index, layout.n)
 
@@ -86,17 +77,40 @@ def estimate(
             percentile_interval(point, resampled, percentiles)
         )
     for catalog, metric in diff_plan:
-        assert pair is not None
-        if metric.aggregate == "ratio":
-            t_point, t_res = stat.of(pair[0], catalog, metric)
-            c_point, c_res = stat.of(pair[1], catalog, metric)
-            point, resampled = t_point - c_point, t_res - c_res
-        else:
-            point, resampled = stat.scaled(("diff", pair[0], pair[1], catalog, metric.id), metric)
+        assert paired is not None
+        point, resampled = _difference(stat, paired, catalog, metric)
         out.differences.setdefault(catalog, {})[metric.id] = _rounded(
             percentile_interval(point, resampled, percentiles)
         )
     return out
+
+
+def _difference_plan(
+    table: _Columns, pair: tuple[str, str], metrics: Sequence[MetricSpec], catalogs: Sequence[int]
+) -> list[tuple[int, MetricSpec]]:
+    """The (catalog, metric) differences to estimate: every metric that applies to both conditions.
+    A mean or count difference gets its own per-task column (treatment - comparator)."""
+    treatment, comparator = pair
+    plan: list[tuple[int, MetricSpec]] = []
+    for catalog in catalogs:
+        for metric in metrics:
+            if treatment in metric.applies_to and comparator in metric.applies_to:
+                plan.append((catalog, metric))
+                if metric.aggregate != "ratio":
+                    table.add_difference((treatment, catalog, metric.id), (comparator, catalog, metric.id))
+    return plan
+
+
+def _difference(
+    stat: _Statistic, pair: tuple[str, str], catalog: int, metric: MetricSpec
+) -> tuple[float, FloatArray]:
+    """A ratio's difference is the difference of the two ratios; any other metric's is the statistic
+    of its difference column."""
+    if metric.aggregate == "ratio":
+        t_point, t_res = stat.of(pair[0], catalog, metric)
+        c_point, c_res = stat.of(pair[1], catalog, metric)
+        return t_point - c_point, t_res - c_res
+    return stat.scaled(("diff", pair[0], pair[1], catalog, metric.id), metric)
 
 
 class _Columns:

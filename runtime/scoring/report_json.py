@@ -16,6 +16,7 @@ from runtime.scoring.bootstrap import Interval, TaskLayout
 from runtime.scoring.estimates import SIGNIFICANT_DIGITS, Estimates
 from runtime.scoring.spec import ScoringSpec
 from runtime.scoring.success_gate import GateResult
+from runtime.spec_model.metrics import MetricSpec
 
 REPORT_VERSION = 2
 REPORT_FILE = "report.json"
@@ -37,47 +38,15 @@ def build_report(
     epochs: dict[str, Any] | None = None,
     warnings: list[str] | None = None,
 ) -> dict[str, Any]:
-    low, high = spec.bootstrap.percentiles()
-    n_cells = len({(t.stratum, t.language) for t in scope.tasks})
-    # ``pilot`` is an optional field, present only on a pilot's report.
-    optional: dict[str, Any] = {} if pilot is None else {"pilot": pilot}
-    if warnings:  # what the model did not see (server template); absent when there is nothing to say
-        optional["agent_warnings"] = list(warnings)
-    if epochs is not None:  # repeated trials only: a one-epoch report keeps its exact shape
-        optional["epochs"] = epochs
-    if spec.peeks_before_freeze:
-        optional["evaluation_outcomes_seen_before_freeze"] = list(spec.peeks_before_freeze)
-    if spec.pilots_before_freeze:
-        optional["pilots_before_freeze"] = dict(spec.pilots_before_freeze)
+    optional = _optional_fields(spec, pilot=pilot, warnings=warnings, epochs=epochs)
     return optional | {
         "report_version": REPORT_VERSION,
         "experiment_id": spec.experiment_id,
         "freeze_root_hash": freeze_root_hash,
         "source_commit": source_commit,
         "agent": agent,
-        "scope": {
-            "conditions": list(scope.conditions),
-            "catalogs": list(scope.catalogs),
-            "tasks": len(scope.tasks),
-            "cells": n_cells,
-            "episodes": len(scope.tasks) * len(scope.conditions) * len(scope.catalogs) * scope.epochs,
-            "preregistered": scope.preregistered,
-            "tasks_per_cell": _tasks_per_cell(layout, scope),
-        },
-        "bootstrap": {
-            "method": "stratified_task_cluster",
-            "cells": "stratum x language",
-            "iterations": spec.bootstrap.iterations,
-            "seed": spec.bootstrap.seed,
-            "rng": "numpy.random.Generator(PCG64)",
-            "confidence": float(spec.bootstrap.confidence),
-            "percentiles": [low, high],
-            "percentile_method": "linear",
-            "paired": True,
-            "significant_digits": SIGNIFICANT_DIGITS,
-            "undefined_ratios": "resamples with a zero denominator are left out of the percentiles and "
-            "counted in undefined_resamples; an undefined point or interval is null",
-        },
+        "scope": _scope_block(scope, layout),
+        "bootstrap": _bootstrap_block(spec),
         "metrics": {
             condition: {str(catalog): _metric_block(block) for catalog, block in by_catalog.items()}
             for condition, by_catalog in estimates.metrics.items()
@@ -88,23 +57,74 @@ def build_report(
             "by_catalog": {str(k): _metric_block(block) for k, block in estimates.differences.items()},
         },
         "gate": gate_json(gate, preregistered=scope.preregistered),
-        "metric_definitions": [
-            {
-                "id": m.id,
-                "title": m.title,
-                "aggregate": m.aggregate,
-                "numerator": m.numerator,
-                "denominator": m.denominator,
-                "better": m.better,
-            }
-            for m in spec.metrics
-            if m.deterministic
-        ],
+        "metric_definitions": [_metric_definition(m) for m in spec.metrics if m.deterministic],
         "diagnostics": diagnostics,
         "nondeterministic": {
             "excluded_metrics": [m.id for m in spec.metrics if not m.deterministic],
             "files": [LATENCY_REPORT_FILE, "per_task_latency.jsonl"],
         },
+    }
+
+
+def _optional_fields(
+    spec: ScoringSpec,
+    *,
+    pilot: dict[str, Any] | None,
+    warnings: list[str] | None,
+    epochs: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The fields present only when they have something to say, in report order."""
+    # ``pilot`` is an optional field, present only on a pilot's report.
+    optional: dict[str, Any] = {} if pilot is None else {"pilot": pilot}
+    if warnings:  # what the model did not see (server template); absent when there is nothing to say
+        optional["agent_warnings"] = list(warnings)
+    if epochs is not None:  # repeated trials only: a one-epoch report keeps its exact shape
+        optional["epochs"] = epochs
+    if spec.peeks_before_freeze:
+        optional["evaluation_outcomes_seen_before_freeze"] = list(spec.peeks_before_freeze)
+    if spec.pilots_before_freeze:
+        optional["pilots_before_freeze"] = dict(spec.pilots_before_freeze)
+    return optional
+
+
+def _scope_block(scope: RunScope, layout: TaskLayout | None) -> dict[str, Any]:
+    return {
+        "conditions": list(scope.conditions),
+        "catalogs": list(scope.catalogs),
+        "tasks": len(scope.tasks),
+        "cells": len({(t.stratum, t.language) for t in scope.tasks}),
+        "episodes": len(scope.tasks) * len(scope.conditions) * len(scope.catalogs) * scope.epochs,
+        "preregistered": scope.preregistered,
+        "tasks_per_cell": _tasks_per_cell(layout, scope),
+    }
+
+
+def _bootstrap_block(spec: ScoringSpec) -> dict[str, Any]:
+    low, high = spec.bootstrap.percentiles()
+    return {
+        "method": "stratified_task_cluster",
+        "cells": "stratum x language",
+        "iterations": spec.bootstrap.iterations,
+        "seed": spec.bootstrap.seed,
+        "rng": "numpy.random.Generator(PCG64)",
+        "confidence": float(spec.bootstrap.confidence),
+        "percentiles": [low, high],
+        "percentile_method": "linear",
+        "paired": True,
+        "significant_digits": SIGNIFICANT_DIGITS,
+        "undefined_ratios": "resamples with a zero denominator are left out of the percentiles and "
+        "counted in undefined_resamples; an undefined point or interval is null",
+    }
+
+
+def _metric_definition(metric: MetricSpec) -> dict[str, Any]:
+    return {
+        "id": metric.id,
+        "title": metric.title,
+        "aggregate": metric.aggregate,
+        "numerator": metric.numerator,
+        "denominator": metric.denominator,
+        "better": metric.better,
     }
 
 

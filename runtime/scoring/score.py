@@ -181,7 +181,6 @@ def compute_scores(
 ) -> ScoreResult:
     """Step 5 alone (still refusing a set that is not terminal). Use ``score_result_set``; only
     ``sr bench run`` calls this directly, into a directory it deletes afterwards."""
-    first = result_set.dirs[0].manifest
     outcomes = outcomes if outcomes is not None else read_terminal_outcomes(result_set)
     scope = result_set.scope
     rows = per_task_rows(outcomes, scope, spec)
@@ -190,31 +189,9 @@ def compute_scores(
     layout = task_layout(scope.tasks, strata=spec.strata, languages=spec.languages)
     indices = resample_indices(layout, iterations=spec.bootstrap.iterations, seed=spec.bootstrap.seed)
     counts = resample_counts(indices, layout.n)
-    common: dict[str, Any] = dict(
-        layout=layout,
-        counts=counts,
-        conditions=scope.conditions,
-        catalogs=scope.catalogs,
-        percentiles=spec.bootstrap.percentiles(),
-    )
-    # A task's epochs form one cluster: the bootstrap sees each task's mean over its epochs.
-    estimates = estimate(
-        collapse_epochs(rows, scope.epochs),
-        metrics=[m for m in spec.metrics if m.deterministic],
-        pair=(spec.gate.treatment, spec.gate.comparator),
-        **common,
-    )
+    estimates = _estimates(rows, scope, spec, layout, counts)
     lat_rows = latency_rows(outcomes, scope)
-    latency: Estimates | None = None
-    if all(r[WALL_LATENCY_METRIC] is not None for r in lat_rows) and WALL_LATENCY_METRIC in {
-        m.id for m in spec.metrics
-    }:
-        latency = estimate(
-            collapse_epochs(lat_rows, scope.epochs),
-            metrics=[spec.metric(WALL_LATENCY_METRIC)],
-            pair=None,
-            **common,
-        )
+    latency = _latency_estimates(lat_rows, scope, spec, layout, counts)
     gate = evaluate_gate(
         spec.gate,
         estimates=estimates,
@@ -225,19 +202,70 @@ def compute_scores(
     )
     bootstrap_seconds = time.perf_counter() - started
     diagnostics = None
-    if diagnose is not None:
+    if diagnose is not None:  # from the same rows and resamples as the estimates
+        collapsed = collapse_epochs(rows, scope.epochs)
         diagnostics = diagnose(
             DiagnosisInput(
-                spec=spec,
-                scope=scope,
-                outcomes=outcomes,
-                rows=collapse_epochs(rows, scope.epochs),
-                layout=layout,
-                counts=counts,
+                spec=spec, scope=scope, outcomes=outcomes, rows=collapsed, layout=layout, counts=counts
             )
         )
 
-    report = build_report(
+    report = _report(result_set, spec, rows, estimates, gate, layout, diagnostics)
+    _write_files(out_dir, rows, lat_rows, report, latency)
+    jsonio.write_json(out_dir / SCORING_FILE, _scoring_record(result_set, bootstrap_seconds))
+    return ScoreResult(out_dir=out_dir, report=report, gate=gate, bootstrap_seconds=bootstrap_seconds)
+
+
+def _estimates(
+    rows: Sequence[Row], scope: RunScope, spec: ScoringSpec, layout: TaskLayout, counts: FloatArray
+) -> Estimates:
+    """Every deterministic metric's intervals and the paired differences. A task's epochs form one
+    cluster: the bootstrap sees each task's mean over its epochs."""
+    return estimate(
+        collapse_epochs(rows, scope.epochs),
+        metrics=[m for m in spec.metrics if m.deterministic],
+        pair=(spec.gate.treatment, spec.gate.comparator),
+        layout=layout,
+        counts=counts,
+        conditions=scope.conditions,
+        catalogs=scope.catalogs,
+        percentiles=spec.bootstrap.percentiles(),
+    )
+
+
+def _latency_estimates(
+    lat_rows: Sequence[Row], scope: RunScope, spec: ScoringSpec, layout: TaskLayout, counts: FloatArray
+) -> Estimates | None:
+    """Wall latency's intervals on the same resamples; None when the spec has no latency metric or an
+    episode has no latency."""
+    measured = all(r[WALL_LATENCY_METRIC] is not None for r in lat_rows)
+    if not measured or WALL_LATENCY_METRIC not in {m.id for m in spec.metrics}:
+        return None
+    return estimate(
+        collapse_epochs(lat_rows, scope.epochs),
+        metrics=[spec.metric(WALL_LATENCY_METRIC)],
+        pair=None,
+        layout=layout,
+        counts=counts,
+        conditions=scope.conditions,
+        catalogs=scope.catalogs,
+        percentiles=spec.bootstrap.percentiles(),
+    )
+
+
+def _report(
+    result_set: ResultSet,
+    spec: ScoringSpec,
+    rows: Sequence[Row],
+    estimates: Estimates,
+    gate: GateResult,
+    layout: TaskLayout,
+    diagnostics: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """report.json's content, with the provenance of the set's first run directory."""
+    first = result_set.dirs[0].manifest
+    scope = result_set.scope
+    return build_report(
         spec=spec,
         scope=scope,
         agent=first.agent.name,
@@ -259,6 +287,16 @@ def compute_scores(
             confidence=float(spec.bootstrap.confidence),
         ),
     )
+
+
+def _write_files(
+    out_dir: Path,
+    rows: Sequence[Row],
+    lat_rows: Sequence[Row],
+    report: dict[str, Any],
+    latency: Estimates | None,
+) -> None:
+    """per_task.jsonl, per_task_latency.jsonl, report.json and latency.json into ``out_dir``."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -267,21 +305,21 @@ def compute_scores(
     jsonio.write_jsonl(out_dir / LATENCY_FILE, lat_rows)
     jsonio.write_json(out_dir / REPORT_FILE, report)
     jsonio.write_json(out_dir / LATENCY_REPORT_FILE, build_latency_report(latency, WALL_LATENCY_METRIC))
-    jsonio.write_json(
-        out_dir / SCORING_FILE,
-        {
-            "scored_at": now_utc().isoformat(),
-            "bootstrap_seconds": round(bootstrap_seconds, 3),
-            "inputs": [
-                {
-                    "run_dir": str(d.run_dir),
-                    "run_id": d.manifest.run_id,
-                    "shard": d.manifest.shard.label(),
-                    "source_commit": d.manifest.source.git_commit,
-                    "source_dirty": d.manifest.source.dirty,
-                }
-                for d in result_set.dirs
-            ],
-        },
-    )
-    return ScoreResult(out_dir=out_dir, report=report, gate=gate, bootstrap_seconds=bootstrap_seconds)
+
+
+def _scoring_record(result_set: ResultSet, bootstrap_seconds: float) -> dict[str, Any]:
+    """scoring.json: when, how long the bootstrap took, and which run directories went in."""
+    return {
+        "scored_at": now_utc().isoformat(),
+        "bootstrap_seconds": round(bootstrap_seconds, 3),
+        "inputs": [
+            {
+                "run_dir": str(d.run_dir),
+                "run_id": d.manifest.run_id,
+                "shard": d.manifest.shard.label(),
+                "source_commit": d.manifest.source.git_commit,
+                "source_dirty": d.manifest.source.dirty,
+            }
+            for d in result_set.dirs
+        ],
+    }
