@@ -38,10 +38,10 @@ import numpy as np
 
 from runtime.core.progress import Progress, counted
 from runtime.scoring.bootstrap import TaskLayout, resample_counts, resample_indices
-from runtime.scoring.estimates import estimate, round_sig
+from runtime.scoring.estimates import Estimates, estimate, round_sig
 from runtime.scoring.per_task import Row
 from runtime.scoring.spec import ScoringSpec
-from runtime.scoring.statistics import StatisticInput, registered_statistics
+from runtime.scoring.statistics import RegisteredStatistic, StatisticInput, registered_statistics
 from runtime.scoring.success_gate import OPERATORS
 from runtime.spec_model.gates import GateCriterionSpec
 from runtime.spec_model.metrics import MetricSpec
@@ -138,30 +138,39 @@ def assess(
     out: list[Feasibility] = []
     for criterion in spec.gate.criteria:
         for catalog in catalogs:
-            bound = bounds.get((criterion.code, catalog))
             values = simulated.get((criterion.code, catalog))
             mdd = None if values is None else _needed_shift(values, simulations, criterion)
-            point, low, high = intervals.get((criterion.code, catalog), (None, None, None))
-            found, detail = verdict(criterion, bound, mdd)
-            out.append(
-                Feasibility(
-                    code=criterion.code,
-                    catalog=catalog,
-                    metric=criterion.metric,
-                    compare=criterion.compare,
-                    statistic=criterion.statistic,
-                    operator=criterion.operator,
-                    threshold=criterion.threshold,
-                    point=point,
-                    ci_low=low,
-                    ci_high=high,
-                    bound=bound,
-                    mdd=mdd,
-                    verdict=found,
-                    detail=detail,
-                )
-            )
+            interval = intervals.get((criterion.code, catalog), (None, None, None))
+            out.append(_feasibility(criterion, catalog, bounds.get((criterion.code, catalog)), mdd, interval))
     return out
+
+
+def _feasibility(
+    criterion: GateCriterionSpec,
+    catalog: int,
+    bound: Bound | None,
+    mdd: float | None,
+    interval: tuple[float | None, float | None, float | None],
+) -> Feasibility:
+    """One criterion at one catalog size: its estimate, bound, MDD and verdict."""
+    point, low, high = interval
+    found, detail = verdict(criterion, bound, mdd)
+    return Feasibility(
+        code=criterion.code,
+        catalog=catalog,
+        metric=criterion.metric,
+        compare=criterion.compare,
+        statistic=criterion.statistic,
+        operator=criterion.operator,
+        threshold=criterion.threshold,
+        point=point,
+        ci_low=low,
+        ci_high=high,
+        bound=bound,
+        mdd=mdd,
+        verdict=found,
+        detail=detail,
+    )
 
 
 def minimum_detectable_difference(
@@ -238,14 +247,25 @@ def simulated_statistics(
             percentiles=spec.bootstrap.percentiles(),
         )
         for c in criteria:
-            for k in catalogs:
-                interval = found.differences[k][c.metric]
-                value, _ = statistics[c.statistic].fn(
-                    StatisticInput(c, metrics[c.metric], k, interval, sim_rows)
-                )
-                if value is not None:
-                    out[(c.code, k)].append(value)
+            _record_statistic(out, c, found, sim_rows, metrics[c.metric], statistics[c.statistic], catalogs)
     return out
+
+
+def _record_statistic(
+    out: dict[tuple[str, int], list[float]],
+    criterion: GateCriterionSpec,
+    found: Estimates,
+    sim_rows: Sequence[Row],
+    metric: MetricSpec,
+    statistic: RegisteredStatistic,
+    catalogs: Sequence[int],
+) -> None:
+    """Append the criterion's statistic on one simulated surface at each catalog where it is defined."""
+    for k in catalogs:
+        interval = found.differences[k][criterion.metric]
+        value, _ = statistic.fn(StatisticInput(criterion, metric, k, interval, sim_rows))
+        if value is not None:
+            out[(criterion.code, k)].append(value)
 
 
 def _needed_shift(values: Sequence[float], simulations: int, criterion: GateCriterionSpec) -> float | None:
