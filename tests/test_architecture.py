@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("runtime.engine",),
     ("runtime.run",),
     ("runtime.scoring",),
-    ("runtime.diagnostics", "runtime.report"),
+    ("runtime.diagnostics", "runtime.report", "runtime.analysis"),
     ("compiler", "compiler.generate"),
     ("schemarouter.application",),
     ("schemarouter.api",),

@@ -6,28 +6,23 @@ from pathlib import Path
 
 import pytest
 
-from runtime.core.errors import SchemaRouterError
-from runtime.engine.episode import run_episode
-from runtime.retrieval import RetrieverSpec
-from schemarouter.application.retrieval_io import compiled_experiment
-from schemarouter.application.strategy_pilot import (
+from runtime.analysis.pilot import (
     RESEARCH_POLICY,
     DecisionPoint,
     EpisodeOutcome,
     PilotRun,
-    StrategyCatalogs,
     StrategyChoice,
     condition_with_policy,
     engine_for,
     run_pilot,
 )
-from schemarouter.application.strategy_study import (
-    StrategyResult,
-    Timing,
-    choose,
-    run_study,
-)
-from schemarouter.application.strategy_study_md import study_markdown, table_rows
+from runtime.analysis.study import StrategyResult, Timing, choose
+from runtime.analysis.study_markdown import study_markdown, table_rows
+from runtime.core.errors import SchemaRouterError
+from runtime.engine.episode import run_episode
+from runtime.retrieval import RetrieverSpec
+from schemarouter.application.retrieval_io import compiled_experiment
+from schemarouter.application.strategy_study import run_study, strategy_catalogs
 from schemarouter.application.surfaces import ChosenSurface, choose_surface
 from schemarouter.project import ProjectPaths
 
@@ -46,7 +41,7 @@ def test_decision_points_are_the_metric_s_and_carry_the_transition() -> None:
         choose_surface(PATHS, surface="dev", surface_file=None).tasks(PATHS), key=lambda t: t.task_id
     )
     tasks = tasks[::30]
-    catalogs = StrategyCatalogs(PATHS, RetrieverSpec.from_compiled(compiled), (100,))
+    catalogs = strategy_catalogs(PATHS, RetrieverSpec.from_compiled(compiled), (100,))
     research = condition_with_policy(compiled, RESEARCH_POLICY)
     for code in ("text_concat", "typed_state"):
         choice = StrategyChoice(code, {}, code)

@@ -2,7 +2,7 @@
 beyond the query, and how well every registered strategy ranks there (application layer).
 
 Read from the pilot's stored traces (the same decision points the metric counts:
-``strategy_pilot.decision_points``), with the required next route taken from the pilot surface's
+``runtime.analysis.pilot.decision_points``), with the required next route taken from the pilot surface's
 hidden plan for scoring only. At each bare point every registered strategy is asked for its top 5
 through both entry points: ``rank_query`` (the query alone) and ``rank_with_state`` (the query and the
 point's state, which holds only the status of the last attempt). The experiment's own strategy runs
@@ -34,11 +34,12 @@ def bare_points(
 ) -> tuple[dict[int, BarePoints], list[str]]:
     """Per catalog size: the treatment's decision points, the bare ones, the best strategy there; and
     the strategies left out (with why)."""
+    from runtime.analysis.pilot import DecisionPoint, decision_points
     from runtime.engine.trace import read_trace
     from runtime.retrieval import RetrieverSpec
     from runtime.run.resultset import read_terminal_outcomes
     from runtime.surface import load_surface_file
-    from schemarouter.application.strategy_pilot import DecisionPoint, StrategyCatalogs, decision_points
+    from schemarouter.application.strategy_study import strategy_catalogs
     from schemarouter.application.surfaces import pilot_surface_file
 
     manifest = result_set.dirs[0].manifest
@@ -59,7 +60,7 @@ def bare_points(
         for k, pts in points.items()
     }
     spec = RetrieverSpec.from_compiled(compiled)
-    catalogs = StrategyCatalogs(paths, spec, sizes)
+    catalogs = strategy_catalogs(paths, spec, sizes)
     hits, skipped = _replay(catalogs, spec, bare, sizes)
     return {k: best_at_bare(len(points[k]), len(bare[k]), hits[k]) for k in sizes}, skipped
 
@@ -67,9 +68,9 @@ def bare_points(
 def _replay(
     catalogs: Any, spec: Any, bare: dict[int, list[Any]], sizes: Sequence[int]
 ) -> tuple[dict[int, dict[str, int]], list[str]]:
+    from runtime.analysis.pilot import StrategyChoice
     from runtime.retrieval import strategy_codes
     from runtime.retrieval.strategy import strategy_of
-    from schemarouter.application.strategy_pilot import StrategyChoice
 
     own_code, own_params = strategy_of(spec)
     hits: dict[int, dict[str, int]] = {k: {} for k in sizes}

@@ -284,8 +284,8 @@ def _strategy_study(
 ) -> None:
     from rich.table import Table
 
-    from schemarouter.application.strategy_study import run_study
-    from schemarouter.application.strategy_study_md import TABLE_HEADER, table_rows, write_study
+    from runtime.analysis.study_markdown import TABLE_HEADER, table_rows
+    from schemarouter.application.strategy_study import run_study, write_study
 
     command = "sr bench retrieval --surface dev" + (f" --study-out {out}" if out is not None else "")
     study = run_study(project, chosen, repeats=repeats, command=command, progress=progress)

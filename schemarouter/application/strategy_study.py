@@ -1,177 +1,30 @@
-"""The retrieval-strategy study on a pilot surface: every figure the study file and the bench print.
+"""The retrieval-strategy study of ``sr bench retrieval --surface dev``: the user action only.
 
-On a pilot surface only (``--surface dev``; the evaluation surface is refused), for every registered
-strategy with its dev-chosen defaults (and the one-at-a-time ablations of the typed reading):
-
-1. static top-5 recall of the original queries (``rank_query``);
-2. full pilot episodes of the state-aware and the progressive-widening condition (found by their
-   exposure policies) with the reference agent, each
-   condition retrieving with that strategy: Recall@5 at decision points split by the transition that
-   led to them (after ok / error / blocked), task pass and initial-miss recovery;
-3. per-call retrieval latency on the same calls for every strategy (the 180 original queries; the
-   state-aware inputs of text_concat's decision points), beside raw Tantivy with the query prebuilt;
-4. ceilings: the bound the protocol sets on Recall@5 (the preflight's: the decision points whose state
-   carries nothing beyond the query at the best Recall@5 any registered strategy reaches there, the
-   others at 1; ``runtime/scoring/protocol_bounds.py``), the share of those points per strategy, and
-   what three protocol choices cap (replace vs add, 5 vs 10 slots, what a blocked attempt makes
-   observable), replayed on the same inputs.
-
-The choice rule is fixed before any number is read: the strategy with the highest state-aware
-Recall@5 at decision points, pooled over the three catalog sizes; within 0.01 of it, the one with
-fewer dependencies, then the faster.
+It refuses the evaluation surface, resolves the experiment's compiled spec, catalogs and pilot tasks,
+hands them to ``runtime.analysis.study.compute_study`` (every figure, the ceilings, the choice rule)
+and writes the study file that ``runtime.analysis.study_markdown`` renders through the output guard.
 """
 
 from __future__ import annotations
 
-import json
-import statistics
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from pathlib import Path
 
+from runtime.analysis.pilot import StrategyCatalogs
+from runtime.analysis.study import SIZES, Study, StudyInput, compute_study
+from runtime.analysis.study_markdown import study_markdown
 from runtime.core.errors import SchemaRouterError
-from runtime.core.progress import Progress, announce, counted
-from runtime.retrieval import (
-    RetrieverSpec,
-    StateAwareRetriever,
-    StaticRetriever,
-    get_strategy,
-    strategy_codes,
-)
-from runtime.scoring.protocol_bounds import (
-    BarePoints,
-    best_at_bare,
-    fact_fields,
-    nothing_beyond_query,
-)
-from runtime.state.model import ObservableState
-from runtime.surface.plan import required_routes
+from runtime.core.progress import Progress
+from runtime.retrieval import RetrieverSpec
 from schemarouter.application.retrieval_io import compiled_experiment
-from schemarouter.application.strategy_pilot import (
-    RESEARCH_POLICY,
-    WIDENING_POLICY,
-    DecisionPoint,
-    PilotRun,
-    StrategyCatalogs,
-    StrategyChoice,
-    condition_with_policy,
-    engine_for,
-    run_pilot,
-)
 from schemarouter.application.surfaces import ChosenSurface
+from schemarouter.output_guard import output_guard
 from schemarouter.project import ProjectPaths
 
-SIZES = (100, 250, 500)
-TRANSITIONS = ("ok", "error", "blocked")
-TIE = 0.01
-# Strategies that need the optional `dense` extra (the choice rule prefers fewer dependencies).
-NEEDS_EXTRA = frozenset({"dense", "hybrid"})
-# The typed reading's parts, each turned off alone (typed_state ablations on dev).
-ABLATIONS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("no demotion of completed routes", {"demote": "none"}),
-    ("demote completed only (not twins)", {"demote": "completed"}),
-    ("keep deprecated", {"deprecated": "keep"}),
-    ("keep beta", {"beta": "keep"}),
-    ("same page after blocked", {"after_blocked": "same"}),
-    ("no error handlers", {"error_handlers": "off"}),
-    (
-        "typed routing only (no reordering)",
-        {
-            "demote": "none",
-            "deprecated": "keep",
-            "beta": "keep",
-            "after_blocked": "same",
-            "error_handlers": "off",
-        },
-    ),
-)
 
-
-@dataclass(frozen=True)
-class Ratio:
-    hits: int
-    total: int
-
-    @property
-    def value(self) -> float | None:
-        return self.hits / self.total if self.total else None
-
-
-@dataclass(frozen=True)
-class Timing:
-    p50_us: float
-    calls: int
-
-
-@dataclass
-class StrategyResult:
-    choice: StrategyChoice
-    static_recall: dict[int, tuple[Ratio, Ratio]]  # size -> (route recall, task coverage)
-    run: PilotRun
-    timing: dict[str, Timing] = field(default_factory=dict)  # original / state (warm) / state_cold
-    research: str = ""  # the state-aware condition's id
-    widening: str = ""  # the progressive-widening condition's id
-
-    def points(self, size: int | None = None, transition: str | None = None) -> list[DecisionPoint]:
-        return [
-            p
-            for p in self.run.points
-            if p.condition == self.research
-            and (size is None or p.catalog == size)
-            and (transition is None or p.transition == transition)
-        ]
-
-    def recall(self, size: int | None = None, transition: str | None = None) -> Ratio:
-        pts = self.points(size, transition)
-        return Ratio(sum(p.hit for p in pts), len(pts))
-
-    def outcome(self, condition: str, size: int | None = None) -> tuple[Ratio, Ratio]:
-        """(task pass, initial-miss recovery) of ``condition``."""
-        rows = [
-            o for o in self.run.outcomes if o.condition == condition and (size is None or o.catalog == size)
-        ]
-        return (
-            Ratio(sum(o.passed for o in rows), len(rows)),
-            Ratio(sum(o.recovered for o in rows), sum(o.initial_miss for o in rows)),
-        )
-
-
-@dataclass
-class Ceilings:
-    protocol: dict[int, BarePoints]  # the protocol's Recall@5 bound per catalog size (all strategies' points)
-    bare_share: dict[str, Ratio]  # per strategy: decision points whose state holds nothing beyond the query
-    bare_recall: dict[str, Ratio]  # per strategy: Recall@5 there
-    added: dict[str, Ratio]  # refresh adds to the exposure (top 5 + previous 5) instead of replacing it
-    ten_slots: dict[str, Ratio]  # the same refresh with 10 slots
-    blocked_share: dict[str, Ratio]  # decision points after a blocked attempt
-    blocked_bare: dict[str, Ratio]  # of those, with nothing beyond the query
-
-
-@dataclass
-class Study:
-    experiment: str
-    surface: str
-    surface_sha256: str
-    tasks: int
-    results: list[StrategyResult]
-    ablations: list[StrategyResult]
-    ceilings: Ceilings
-    raw: dict[str, Timing]
-    chosen: str
-    command: str
-    sizes: tuple[int, ...] = SIZES
-    research: str = ""
-    widening: str = ""
-
-    def result(self, label: str) -> StrategyResult:
-        return next(r for r in self.results if r.choice.label == label)
-
-
-def default_choices(codes: Sequence[str] | None = None) -> list[StrategyChoice]:
-    """Every registered strategy (or ``codes``) with its parameters' defaults (text_concat first)."""
-    chosen = sorted(codes or strategy_codes(), key=lambda c: (c != "text_concat", c))
-    return [StrategyChoice(code, {}, code) for code in chosen]
+def strategy_catalogs(paths: ProjectPaths, spec: RetrieverSpec, sizes: Sequence[int]) -> StrategyCatalogs:
+    """The experiment's catalogs for the study, strategies caching under ``build/retrieval``."""
+    return StrategyCatalogs(paths.catalogs_dir, paths.build_dir / "retrieval", spec, sizes)
 
 
 def run_study(
@@ -186,195 +39,26 @@ def run_study(
     sizes: tuple[int, ...] = SIZES,
     task_limit: int | None = None,
 ) -> Study:
-    """The study; ``codes``, ``sizes`` and ``task_limit`` narrow it (tests), the defaults are the study.
-
-    text_concat is always included: latencies are measured on its decision points' inputs."""
+    """The study; ``codes``, ``sizes`` and ``task_limit`` narrow it (tests), the defaults are the study."""
     if chosen.pilot is None or chosen.file is None:
         raise SchemaRouterError(
             "the strategy study runs on a pilot surface only (--surface dev): comparing strategies on the "
             "evaluation surface would be choosing on outcomes"
         )
     compiled = compiled_experiment(paths)
-    tasks = sorted(chosen.tasks(paths), key=lambda t: t.task_id)[:task_limit]
-    roles = (
-        condition_with_policy(compiled, RESEARCH_POLICY),
-        condition_with_policy(compiled, WIDENING_POLICY),
-    )
-    spec = RetrieverSpec.from_compiled(compiled)
-    catalogs = StrategyCatalogs(paths, spec, sizes)
-    results = []
-    choices = default_choices(sorted({"text_concat", *codes}) if codes else None)
-    for choice in counted(progress, "strategies (static recall, pilot episodes)", choices, unit="strategies"):
-        results.append(_evaluate(compiled, catalogs, choice, tasks, sizes, roles))
-    abl = []
-    if ablations:
-        for label, params in counted(progress, "typed_state ablations", ABLATIONS, unit="ablations"):
-            abl.append(
-                _evaluate(
-                    compiled, catalogs, StrategyChoice("typed_state", params, label), tasks, sizes, roles
-                )
-            )
-    announce(progress, "timing every strategy", 0)
-    raw = _time_all(compiled, catalogs, results, tasks, repeats, max(sizes))
-    announce(progress, "ceilings", 0)
-    ceilings = _ceilings(compiled, catalogs, results, sizes)
-    return Study(
+    given = StudyInput(
+        compiled=compiled,
+        tasks=sorted(chosen.tasks(paths), key=lambda t: t.task_id)[:task_limit],
+        catalogs=strategy_catalogs(paths, RetrieverSpec.from_compiled(compiled), sizes),
         experiment=str(paths.experiment),
         surface=chosen.pilot.name,
         surface_sha256=chosen.pilot.sha256,
-        tasks=len(tasks),
-        results=results,
-        ablations=abl,
-        ceilings=ceilings,
-        raw=raw,
-        chosen=choose(results),
         command=command,
         sizes=sizes,
-        research=roles[0],
-        widening=roles[1],
     )
+    return compute_study(given, repeats=repeats, ablations=ablations, progress=progress, codes=codes)
 
 
-def _evaluate(
-    compiled: Any,
-    catalogs: StrategyCatalogs,
-    choice: StrategyChoice,
-    tasks: Sequence[Any],
-    sizes: tuple[int, ...],
-    roles: tuple[str, str],
-) -> StrategyResult:
-    get_strategy(choice.code)
-    static: dict[int, tuple[Ratio, Ratio]] = {}
-    for size in sizes:
-        strategy = catalogs.strategy(choice, size)
-        found = needed = covered = 0
-        for task in tasks:
-            required = required_routes(task)
-            top = set(strategy.rank_query(task.visible().query, 5).route_ids)
-            needed += len(required)
-            found += len(required & top)
-            covered += required <= top
-        static[size] = (Ratio(found, needed), Ratio(covered, len(tasks)))
-    resources = engine_for(compiled, catalogs, choice, tasks)
-    run = run_pilot(resources, choice, tasks, conditions=roles, sizes=sizes)
-    return StrategyResult(choice=choice, static_recall=static, run=run, research=roles[0], widening=roles[1])
-
-
-def choose(results: Sequence[StrategyResult]) -> str:
-    """The fixed rule: highest pooled state-aware Recall@5; within TIE, fewer extras, then faster."""
-    pooled = {r.choice.label: r.recall().value or 0.0 for r in results}
-    best = max(pooled.values())
-    near = [r for r in results if pooled[r.choice.label] >= best - TIE]
-    near.sort(
-        key=lambda r: (
-            r.choice.code in NEEDS_EXTRA,
-            r.timing["state"].p50_us if "state" in r.timing else 0.0,
-            r.choice.label,
-        )
-    )
-    return near[0].choice.label
-
-
-def _median_us(fn: Callable[[int], object], n: int, repeats: int, *, warm: bool = True) -> Timing:
-    if warm:
-        for i in range(n):
-            fn(i)
-    samples: list[float] = []
-    for _ in range(repeats if warm else 1):
-        for i in range(n):
-            started = time.perf_counter_ns()
-            fn(i)
-            samples.append((time.perf_counter_ns() - started) / 1000)
-    return Timing(statistics.median(samples) if samples else 0.0, len(samples))
-
-
-def _time_all(
-    compiled: Any,
-    catalogs: StrategyCatalogs,
-    results: list[StrategyResult],
-    tasks: Sequence[Any],
-    repeats: int,
-    size: int,
-) -> dict[str, Timing]:
-    """Per strategy: p50 of the same calls at catalog ``size``; raw Tantivy on the same texts."""
-    base = next(r for r in results if r.choice.code == "text_concat")
-    calls = [(p.query, ObservableState.from_json(p.state_text)) for p in base.points(size)]
-    queries = [t.visible().query for t in tasks]
-    for r in results:
-        r.timing.update(_time_strategy(compiled, catalogs, r.choice, size, queries, calls, repeats))
-    index = catalogs.indexes[size]
-    pre_original = [index.query(q) for q in queries]
-    pre_state = [index.query(q + "\n" + s.canonical_json()) for q, s in calls]
-
-    def raw(query: Any) -> object:
-        return index.raw_search(query, 5) if query is not None else []
-
-    return {
-        "original": _median_us(lambda i: raw(pre_original[i]), len(queries), repeats),
-        "state": _median_us(lambda i: raw(pre_state[i]), len(calls), repeats),
-    }
-
-
-def _time_strategy(
-    compiled: Any,
-    catalogs: StrategyCatalogs,
-    choice: StrategyChoice,
-    size: int,
-    queries: Sequence[str],
-    calls: Sequence[tuple[str, ObservableState]],
-    repeats: int,
-) -> dict[str, Timing]:
-    strategy = catalogs.strategy(choice, size)
-    static, aware = StaticRetriever(strategy), StateAwareRetriever(strategy, compiled.state_contract)
-    # Cold: the first pass on a fresh instance (each distinct text encoded once), no warm-up.
-    fresh = StateAwareRetriever(catalogs.fresh(choice, size), compiled.state_contract)
-    return {
-        "state_cold": _median_us(
-            lambda i: fresh.rank(calls[i][0], calls[i][1], 5), len(calls), 1, warm=False
-        ),
-        "original": _median_us(lambda i: static.rank(queries[i], 5), len(queries), repeats),
-        "state": _median_us(lambda i: aware.rank(calls[i][0], calls[i][1], 5), len(calls), repeats),
-    }
-
-
-def _protocol_bound(
-    compiled: Any, catalogs: StrategyCatalogs, results: list[StrategyResult], size: int
-) -> BarePoints:
-    """The preflight's Recall@5 bound over every strategy's decision points at ``size``: the bare ones
-    at the best hits any strategy (either entry point) reaches on all of them, the rest at 1."""
-    facts = fact_fields(compiled.state_contract)
-    points = [p for r in results for p in r.points(size)]
-    bare = [p for p in points if nothing_beyond_query(json.loads(p.state_text), facts)]
-    hits: dict[str, int] = {}
-    for r in results:
-        strategy = catalogs.strategy(r.choice, size)
-        hits[f"{r.choice.label} (query)"] = sum(
-            p.needed in strategy.rank_query(p.query, 5).route_ids for p in bare
-        )
-        hits[f"{r.choice.label} (query+state)"] = sum(
-            p.needed in strategy.rank_with_state(p.query, p.state_text, 5).route_ids for p in bare
-        )
-    return best_at_bare(len(points), len(bare), hits)
-
-
-def _ceilings(
-    compiled: Any, catalogs: StrategyCatalogs, results: list[StrategyResult], sizes: tuple[int, ...]
-) -> Ceilings:
-    protocol = {size: _protocol_bound(compiled, catalogs, results, size) for size in sizes}
-    bare_share, bare_recall, added, ten, blocked_share, blocked_bare = {}, {}, {}, {}, {}, {}
-    for r in results:
-        label = r.choice.label
-        pts = r.points()
-        bare = [p for p in pts if not p.state_beyond_query]
-        blocked = [p for p in pts if p.transition == "blocked"]
-        bare_share[label] = Ratio(len(bare), len(pts))
-        bare_recall[label] = Ratio(sum(p.hit for p in bare), len(bare))
-        blocked_share[label] = Ratio(len(blocked), len(pts))
-        blocked_bare[label] = Ratio(sum(not p.state_beyond_query for p in blocked), len(blocked))
-        added[label] = Ratio(sum(p.hit or p.needed in p.previous_top5 for p in pts), len(pts))
-        hits = 0
-        for p in pts:
-            strategy = catalogs.strategy(r.choice, p.catalog)
-            hits += p.needed in strategy.rank_with_state(p.query, p.state_text, 10).route_ids
-        ten[label] = Ratio(hits, len(pts))
-    return Ceilings(protocol, bare_share, bare_recall, added, ten, blocked_share, blocked_bare)
+def write_study(study: Study, path: Path, *, project_root: Path) -> None:
+    """Write the study file through the output guard (atomically; never inside an experiment)."""
+    output_guard(project_root).write_text(path, study_markdown(study) + "\n", option="--study-out")

@@ -1,8 +1,9 @@
-"""Pilot episodes of one experiment under any registered retrieval strategy (application layer).
+"""Pilot episodes of one experiment under any registered retrieval strategy.
 
 The engine is given the strategy directly (not through the experiment's retriever spec), so every
 strategy runs the same conditions, tasks, agent and catalogs. The study that uses it
-(``strategy_study.run_study``) refuses the evaluation surface.
+(``runtime.analysis.study``) runs on a pilot surface only: the application refuses the evaluation
+surface before calling it.
 
 From each trace it keeps what the study needs: the episode's outcomes (task pass, initial miss,
 recovery) and every decision point (a model turn after a tool turn, task incomplete), with the kind
@@ -38,7 +39,6 @@ from runtime.spec_model.engine import EngineSpec
 from runtime.state.model import ObservableState
 from runtime.surface.model import Task
 from runtime.surface.plan import next_required_route
-from schemarouter.project import ProjectPaths
 
 # The conditions the study compares, found by their exposure policy (the ids are the spec's data).
 RESEARCH_POLICY = "state_refresh"
@@ -103,16 +103,15 @@ class PilotRun:
 class StrategyCatalogs:
     """The catalogs of an experiment with one lexical index each, shared by every strategy built."""
 
-    def __init__(self, paths: ProjectPaths, spec: RetrieverSpec, sizes: Sequence[int]) -> None:
-        self.paths = paths
+    def __init__(
+        self, catalogs_dir: Path, cache_dir: Path, spec: RetrieverSpec, sizes: Sequence[int]
+    ) -> None:
+        """``catalogs_dir``: the experiment's catalogs; ``cache_dir``: where strategies cache vectors."""
+        self.cache_dir = cache_dir
         self.spec = spec
-        self.catalogs = {size: load_catalog_with_digest(paths.catalogs_dir, size) for size in sizes}
+        self.catalogs = {size: load_catalog_with_digest(catalogs_dir, size) for size in sizes}
         self.indexes = {size: RetrievalIndex.build(c, spec) for size, (c, _) in self.catalogs.items()}
         self._built: dict[tuple[str, int], RetrievalStrategy] = {}
-
-    @property
-    def cache_dir(self) -> Path:
-        return self.paths.build_dir / "retrieval"
 
     def strategy(self, choice: StrategyChoice, size: int) -> RetrievalStrategy:
         key = (choice.label, size)

@@ -1,0 +1,1 @@
+"""Experiment analyses beside the diagnostics: the retrieval-strategy study (see README.md)."""
