@@ -10,9 +10,9 @@ changes the world.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from runtime.catalog.model import Endpoint
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.simulator.ops import OPS, Outcome
 from runtime.simulator.result import ObservedField, ToolResult
 from runtime.simulator.validate import argument_error
@@ -30,7 +30,7 @@ ERROR_MESSAGES: dict[str, str] = {
 }
 
 
-def _precheck(endpoint: Endpoint, args: Mapping[str, Any], world: World) -> tuple[str, str] | None:
+def _precheck(endpoint: Endpoint, args: JSONObject, world: World) -> tuple[str, str] | None:
     error = argument_error(endpoint, args)
     if error:
         return error
@@ -50,10 +50,17 @@ def _precheck(endpoint: Endpoint, args: Mapping[str, Any], world: World) -> tupl
     return None
 
 
-def execute(endpoint: Endpoint, arguments: Mapping[str, Any], world: World) -> tuple[ToolResult, World]:
-    """Run one call against a world. Returns the typed result and the (possibly new) world."""
-    args = dict(arguments) if isinstance(arguments, Mapping) else arguments
-    error = _precheck(endpoint, args, world)
+def execute(
+    endpoint: Endpoint, arguments: Mapping[str, JSONValue] | JSONValue, world: World
+) -> tuple[ToolResult, World]:
+    """Run one call against a world. Returns the typed result and the (possibly new) world.
+
+    ``arguments`` is what the model sent; anything but an object fails the schema check."""
+    if isinstance(arguments, Mapping):
+        args: JSONObject = dict(arguments)
+        error = _precheck(endpoint, args, world)
+    else:
+        args, error = {}, argument_error(endpoint, arguments)
     outcome = None
     if error is None:
         outcome = OPS[endpoint.behavior["op"]](endpoint, args, world)

@@ -31,6 +31,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from functools import cache
 from typing import Any
 
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.simulator.hashing import decimal_of, digest_int
 from runtime.simulator.world import World
 
@@ -73,17 +74,17 @@ def _h(ctx: Context, key: str) -> int:
 
 # A JSON Schema fragment for each kind's operand; "#/$defs/expression" is an expression, "#/$defs/number"
 # a number, a numeric string or an expression.
-_EXPR = {"$ref": "#/$defs/expression"}
-_NUM = {"$ref": "#/$defs/number"}
-_NAME = {"type": "string", "minLength": 1}
-_TRUE = {"const": True}
-_INT = {"type": "integer"}
-_PAIR = {"type": "array", "prefixItems": [_INT, _INT], "minItems": 2, "maxItems": 2}
+_EXPR: JSONObject = {"$ref": "#/$defs/expression"}
+_NUM: JSONObject = {"$ref": "#/$defs/number"}
+_NAME: JSONObject = {"type": "string", "minLength": 1}
+_TRUE: JSONObject = {"const": True}
+_INT: JSONObject = {"type": "integer"}
+_PAIR: JSONObject = {"type": "array", "prefixItems": [_INT, _INT], "minItems": 2, "maxItems": 2}
 
-Handler = Callable[[Context, Any, str], Any]
+Handler = Callable[[Context, Any, str], JSONValue]
 
 
-def _object(properties: dict[str, Any], *, required: list[str]) -> dict[str, Any]:
+def _object(properties: JSONObject, *, required: list[JSONValue]) -> JSONObject:
     """The schema of an operand object: these properties, these required, nothing else."""
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
@@ -91,14 +92,14 @@ def _object(properties: dict[str, Any], *, required: list[str]) -> dict[str, Any
 @dataclass(frozen=True)
 class Kind:
     name: str
-    operand: dict[str, Any]
+    operand: JSONObject
     fn: Handler
 
 
 KINDS: dict[str, Kind] = {}
 
 
-def kind(name: str, operand: dict[str, Any]) -> Callable[[Handler], Handler]:
+def kind(name: str, operand: JSONObject) -> Callable[[Handler], Handler]:
     """Register the handler of expression kind ``name``, with the JSON Schema of its operand."""
 
     def register(fn: Handler) -> Handler:
@@ -108,7 +109,7 @@ def kind(name: str, operand: dict[str, Any]) -> Callable[[Handler], Handler]:
     return register
 
 
-def evaluate(expr: Any, ctx: Context, key: str) -> Any:
+def evaluate(expr: JSONValue, ctx: Context, key: str) -> JSONValue:
     """The value of ``expr`` for the output (or stored field) named ``key``."""
     if not isinstance(expr, dict) or len(expr) != 1:
         raise ExpressionError(f"expression for {key!r} must be an object with one key: {expr!r}")
@@ -119,9 +120,9 @@ def evaluate(expr: Any, ctx: Context, key: str) -> Any:
     return handler.fn(ctx, operand, key)
 
 
-def expression_schema() -> dict[str, Any]:
+def expression_schema() -> JSONObject:
     """The JSON Schema of the language, derived from the registered kinds (``sr schemas`` writes it)."""
-    variants = [
+    variants: list[JSONValue] = [
         _object({k.name: k.operand}, required=[k.name]) for k in sorted(KINDS.values(), key=lambda k: k.name)
     ]
     return {
@@ -210,7 +211,7 @@ def _today(ctx: Context, spec: Any, key: str) -> Any:
     return (dt.date.fromisoformat(ctx.world.today) + dt.timedelta(days=int(spec))).isoformat()
 
 
-_RANGE = {
+_RANGE: JSONObject = {
     "type": "array",
     "prefixItems": [{"type": "number"}, {"type": "number"}, _INT],
     "minItems": 3,
@@ -339,13 +340,16 @@ def _validator() -> Any:
     return Draft202012Validator(expression_schema())
 
 
-def check_expressions(where: str, behavior: dict[str, Any]) -> None:
+def check_expressions(where: str, behavior: JSONObject) -> None:
     """Raise SchemaRouterError naming ``where`` and the path of the first expression of ``behavior``
     that the language's schema rejects."""
     from runtime.core.errors import SchemaRouterError
 
     for section in EXPRESSION_MAPS:
-        for name, expr in sorted((behavior.get(section) or {}).items()):
+        expressions = behavior.get(section) or {}
+        if not isinstance(expressions, dict):
+            raise SchemaRouterError(f"{where}: op.{section}: must be an object of expressions by name")
+        for name, expr in sorted(expressions.items()):
             error = next(iter(_validator().iter_errors(expr)), None)
             if error is not None:
                 best = _best(expr)

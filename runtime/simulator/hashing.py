@@ -9,10 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 from decimal import Decimal
-from typing import Any
+
+from runtime.core.json_value import JSONValue
 
 
-def canonical_value(value: Any) -> Any:
+def canonical_value(value: JSONValue) -> JSONValue:
     """The value with integral floats made ints (recursively), for hashing and storing."""
     if isinstance(value, bool):
         return value
@@ -25,30 +26,30 @@ def canonical_value(value: Any) -> Any:
     return value
 
 
-def digest_json(value: Any) -> str:
+def digest_json(value: JSONValue) -> str:
     """The simulator's own serialization for digests (sorted keys, compact). Not RFC 8785 (that is
-    ``runtime.state.jcs.canonical_json``, for the state text): every identifier the simulator mints
+    ``runtime.core.jcs.dumps``, for the state text): every identifier the simulator mints
     hashes this text, so changing it would change every frozen surface's identifiers."""
     return json.dumps(canonical_value(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def digest(*parts: Any) -> str:
+def digest(*parts: JSONValue) -> str:
     """Hex sha256 over the canonical JSON of the parts, joined by newlines."""
     text = "\n".join(digest_json(p) for p in parts)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def stable_identifier(prefix: str, *parts: Any) -> str:
+def stable_identifier(prefix: str, *parts: JSONValue) -> str:
     """``<prefix>_<16 hex>``: matches the state contract's identifier pattern for any sane prefix."""
     return f"{prefix}_{digest(*parts)[:16]}"
 
 
-def digest_int(*parts: Any) -> int:
+def digest_int(*parts: JSONValue) -> int:
     """A 64-bit integer drawn from the digest of the parts."""
     return int(digest(*parts)[:16], 16)
 
 
-def decimal_of(value: Any) -> Decimal:
+def decimal_of(value: JSONValue) -> Decimal:
     """Exact decimal of a JSON number (via its shortest repr, so 0.1 stays 0.1)."""
     if isinstance(value, bool):
         raise TypeError("boolean is not a number")

@@ -9,11 +9,12 @@ current ID).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.catalog.model import Endpoint
+from runtime.core.json_value import JSONObject
 from runtime.simulator.expressions import Context, evaluate
 from runtime.simulator.hashing import canonical_value, decimal_of, stable_identifier
 from runtime.simulator.units import UnitError, convert
@@ -73,7 +74,7 @@ def _contains(record_value: Any, argument: Any) -> bool:
     return isinstance(a, str) and isinstance(b, str) and bool(b) and (b in a or a in b)
 
 
-def matching_records(b: dict[str, Any], args: dict[str, Any], world: World) -> tuple[dict[str, Any], ...]:
+def matching_records(b: Mapping[str, Any], args: JSONObject, world: World) -> tuple[JSONObject, ...]:
     """Records whose ``match`` fields equal the arguments (``contains`` fields contain them) and whose
     ``where`` fields equal constants; newest first by ``order_by`` (``order: asc`` for oldest first),
     ties by ID."""
@@ -95,7 +96,7 @@ def matching_records(b: dict[str, Any], args: dict[str, Any], world: World) -> t
     return tuple(found)
 
 
-def op_get(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_get(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     b = e.behavior
     record_id, record = _lookup(b, args, world)
     if record is None:
@@ -103,21 +104,21 @@ def op_get(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
     return Outcome(world, _outputs(e, Context(e.route_id, args, world, record=record)))
 
 
-def op_find(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_find(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     found = matching_records(e.behavior, args, world)
     if not found:
         return _fail(world, "NOT_FOUND", f"no {e.behavior['collection']} record matches the arguments")
     return Outcome(world, _outputs(e, Context(e.route_id, args, world, record=found[0])))
 
 
-def op_list(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_list(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     b = e.behavior
     found = matching_records(b, args, world)
     ctx = Context(e.route_id, args, world, matches=found, id_field=b.get("id_field"))
     return Outcome(world, _outputs(e, ctx))
 
 
-def _create(e: Endpoint, args: dict[str, Any], world: World, *, upsert: bool) -> Outcome:
+def _create(e: Endpoint, args: JSONObject, world: World, *, upsert: bool) -> Outcome:
     b = e.behavior
     for name, collection in b.get("references", {}).items():
         if name in args and str(args[name]) not in world.records(collection):
@@ -143,15 +144,15 @@ def _create(e: Endpoint, args: dict[str, Any], world: World, *, upsert: bool) ->
     return Outcome(world, _outputs(e, Context(e.route_id, args, world, record=record, new_id=new_id)))
 
 
-def op_create(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_create(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     return _create(e, args, world, upsert=False)
 
 
-def op_upsert(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_upsert(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     return _create(e, args, world, upsert=True)
 
 
-def op_update(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_update(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     b = e.behavior
     record_id, record = _lookup(b, args, world)
     if record is None:
@@ -167,7 +168,7 @@ def op_update(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
     return Outcome(world, _outputs(e, Context(e.route_id, args, world, record=updated)))
 
 
-def op_delete(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_delete(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     b = e.behavior
     record_id, record = _lookup(b, args, world)
     if record is None:
@@ -176,7 +177,7 @@ def op_delete(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
     return Outcome(world, _outputs(e, Context(e.route_id, args, world, record=record)))
 
 
-def op_convert(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_convert(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     c = e.behavior["convert"]
     try:
         value = convert(decimal_of(args[c["input"]]), c["from"], c["to"], world.fx_rates)
@@ -189,27 +190,27 @@ def op_convert(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
     return Outcome(world, values)
 
 
-def op_derive(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_derive(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     for name, collection in e.behavior.get("references", {}).items():
         if name in args and str(args[name]) not in world.records(collection):
             return _not_found({"collection": collection}, str(args[name]), world)
     return Outcome(world, _outputs(e, Context(e.route_id, args, world)))
 
 
-def op_refresh(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_refresh(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     realm = e.behavior["refreshes"]
     token = stable_identifier("tok", e.route_id, world.salt, realm)
     world = world.with_session(realm, Session(status="valid", token=token))
     return Outcome(world, _outputs(e, Context(e.route_id, args, world, token=token)))
 
 
-def op_revoke(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_revoke(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     for realm in sorted(world.sessions):
         world = world.with_session(realm, Session(status="expired", token=None))
     return Outcome(world, _outputs(e, Context(e.route_id, args, world)))
 
 
-def op_resolve(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
+def op_resolve(e: Endpoint, args: JSONObject, world: World) -> Outcome:
     b = e.behavior
     record_id = str(args.get(b["key_input"]))
     current = world.aliases.get(b["collection"], {}).get(record_id)
@@ -220,7 +221,7 @@ def op_resolve(e: Endpoint, args: dict[str, Any], world: World) -> Outcome:
     return Outcome(world, _outputs(e, Context(e.route_id, args, world, resolved=current)))
 
 
-OPS: dict[str, Callable[[Endpoint, dict[str, Any], World], Outcome]] = {
+OPS: dict[str, Callable[[Endpoint, JSONObject, World], Outcome]] = {
     "get": op_get,
     "find": op_find,
     "list": op_list,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from runtime.catalog.model import Endpoint
+from runtime.core.json_value import JSONValue
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
@@ -17,7 +17,9 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def argument_error(endpoint: Endpoint, arguments: Any) -> tuple[str, str] | None:
+def argument_error(
+    endpoint: Endpoint, arguments: Mapping[str, JSONValue] | JSONValue
+) -> tuple[str, str] | None:
     """``(error_class, detail)`` for the first schema violation, or None when the arguments fit."""
     if not isinstance(arguments, Mapping):
         return "INVALID_TYPE", "arguments must be a JSON object"

@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runtime.core.json_value import JSONObject
+
 
 class Session(BaseModel):
     """The user's session with one authentication realm."""
@@ -54,11 +56,11 @@ class World(BaseModel):
         description="Route ID -> free text appended to its ok results' message (may be planted).",
     )
 
-    def records(self, collection: str) -> dict[str, dict[str, Any]]:
+    def records(self, collection: str) -> dict[str, JSONObject]:
         """The records of one collection (empty if none). Do not mutate the returned mapping."""
         return self.collections.get(collection, {})
 
-    def with_record(self, collection: str, record_id: str, record: dict[str, Any] | None) -> World:
+    def with_record(self, collection: str, record_id: str, record: JSONObject | None) -> World:
         """A new world where ``record_id`` holds ``record`` (or is removed when ``record`` is None)."""
         collections = dict(self.collections)
         records = dict(collections.get(collection, {}))
@@ -74,7 +76,7 @@ class World(BaseModel):
         sessions[realm] = session
         return self.model_copy(update={"sessions": sessions})
 
-    def business_state(self) -> dict[str, dict[str, dict[str, Any]]]:
+    def business_state(self) -> dict[str, dict[str, JSONObject]]:
         """What the task check compares: the collections, without empty ones."""
         return {name: records for name, records in self.collections.items() if records}
 
