@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from runtime.core.frozen_model import FrozenModel
 
 Localized = dict[str, str]
 
 
-class _Raw(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+class _Raw(FrozenModel):
+    model_config = ConfigDict(populate_by_name=True)
 
 
 class FieldDef(_Raw):

@@ -11,7 +11,9 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from runtime.core.frozen_model import FrozenModel
 
 Decision = Literal["allow", "deny"]
 Reason = Literal["ALLOWED", "UNEXPOSED", "UNAUTHORIZED_DESTRUCTIVE", "INVALID_ARGUMENTS"]
@@ -23,10 +25,8 @@ DENY_ERROR_CLASS: dict[str, str] = {
 }
 
 
-class AuditRecord(BaseModel):
+class AuditRecord(FrozenModel):
     """The gate's record of one attempt."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     turn: int = Field(description="Model turn (1-based) in which the call was attempted.")
     tool_name: str = Field(description="Tool name the agent called, as given.")

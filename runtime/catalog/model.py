@@ -11,7 +11,9 @@ import json
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from runtime.core.frozen_model import FrozenModel
 
 JsonType = Literal["string", "number", "integer", "boolean", "array", "object"]
 SideEffect = Literal["read", "write", "destructive"]
@@ -26,10 +28,8 @@ FIELD_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$", re.ASCII)
 SEMANTIC_ID = re.compile(r"^[a-z0-9][a-z0-9_]*(?:\.[a-z0-9][a-z0-9_]*)+$", re.ASCII)
 
 
-class FieldSpec(BaseModel):
+class FieldSpec(FrozenModel):
     """One typed input or output field of an endpoint."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(description="Field name as it appears in arguments or results (snake_case).")
     json_type: JsonType = Field(description="JSON type of the value.")
@@ -52,10 +52,8 @@ class FieldSpec(BaseModel):
     )
 
 
-class Endpoint(BaseModel):
+class Endpoint(FrozenModel):
     """One registered route of a catalog."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     route_id: str = Field(description="Stable registered route ID, e.g. weather.forecast.daily.v2.")
     name: str = Field(description="Tool name shown to the model; matches ^[A-Za-z0-9_-]{1,64}$.")
@@ -116,10 +114,8 @@ def _field_description(f: FieldSpec) -> str:
     return f"{f.description} ({', '.join(extras)})"
 
 
-class CatalogSource(BaseModel):
+class CatalogSource(FrozenModel):
     """Where an imported catalog came from (``sr catalog import``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     format: str = Field(description="The importer's stable code: mcp, openai or openapi.")
     file: str = Field(description="The source file's name (without its directory).")
@@ -128,10 +124,8 @@ class CatalogSource(BaseModel):
     version: str | None = Field(default=None, description="The source's own version, if it has one.")
 
 
-class Catalog(BaseModel):
+class Catalog(FrozenModel):
     """A catalog of a given size; endpoints sorted by route_id."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     catalog_version: int = Field(default=1, description="Catalog file format version.")
     size: int = Field(description="Number of endpoints (generated catalogs: 100, 250 or 500).")

@@ -15,18 +15,17 @@ import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.frozen_model import FrozenModel
 
 TRACE_VERSION = 2
 READABLE_TRACE_VERSIONS = (1, 2)
 
 
-class TraceDecision(BaseModel):
+class TraceDecision(FrozenModel):
     """What the agent decided in a turn."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: Literal["tool_call", "final_answer", "cannot_proceed", "bad_output"] = Field(
         description="The decision's kind."
@@ -37,10 +36,8 @@ class TraceDecision(BaseModel):
     answer: dict[str, Any] | None = Field(default=None, description="Final answer values (final_answer).")
 
 
-class TraceResult(BaseModel):
+class TraceResult(FrozenModel):
     """The typed outcome of a tool turn."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     status: Literal["ok", "error", "blocked"] = Field(description="ok, error (executed) or blocked (gate).")
     route_id: str | None = Field(description="Route the tool resolves to, null for unknown tools.")
@@ -51,10 +48,8 @@ class TraceResult(BaseModel):
     )
 
 
-class TurnRecord(BaseModel):
+class TurnRecord(FrozenModel):
     """One model turn."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     turn: int = Field(description="1-based model turn.")
     exposure: int = Field(
@@ -85,10 +80,8 @@ class TurnRecord(BaseModel):
     )
 
 
-class EpisodeTrace(BaseModel):
+class EpisodeTrace(FrozenModel):
     """One episode: one task, one condition, one catalog size, one agent."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     trace_version: int = Field(default=TRACE_VERSION, description="Trace format version.")
     task_id: str = Field(description="Task ID.")

@@ -22,9 +22,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.frozen_model import FrozenModel
 from runtime.core.registry import Registry
 from runtime.exposure.policies import ExposurePolicy
 from runtime.retrieval import StateAwareRetriever, StaticRetriever
@@ -42,10 +43,8 @@ BUILTIN_ORDER = (
 )
 
 
-class NoPolicyParams(BaseModel):
+class NoPolicyParams(FrozenModel):
     """A kind without parameters: its condition's ``params`` must be empty."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 @dataclass(frozen=True)

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from runtime.core.frozen_model import FrozenModel
 
 QueryKind = Literal["original", "original_plus_state"]
 
 
-class RetrievalCall(BaseModel):
+class RetrievalCall(FrozenModel):
     """What one retrieval call retrieved with, and what it returned.
 
     Scores and positions are for audit only: nothing in this record may flow into ObservableState
     or into any later query.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     query_kind: QueryKind = Field(
         description="original: the user's query alone; original_plus_state: query + newline + state JCS."

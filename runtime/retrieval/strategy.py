@@ -23,10 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
+from runtime.core.frozen_model import FrozenModel
 from runtime.core.registry import Registry
 from runtime.retrieval.index import Ranking, RetrievalIndex
 from runtime.spec_model.retriever import RetrieverSpec
@@ -53,10 +54,8 @@ class RetrievalStrategy(Protocol):
         ...
 
 
-class NoParams(BaseModel):
+class NoParams(FrozenModel):
     """A strategy without parameters: ``params`` must be empty."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AwareDatetime, Field, ValidationError
 
 from runtime.core import safe_json
 from runtime.core.errors import SchemaRouterError
+from runtime.core.frozen_model import FrozenModel
 from runtime.run import jsonio
 from runtime.run.provenance import SourceState
 from runtime.run.scope import RunScope, Shard
@@ -24,20 +25,16 @@ MANIFEST_VERSION = 1
 MANIFEST_FILE = "manifest.json"
 
 
-class FreezeState(BaseModel):
+class FreezeState(FrozenModel):
     """The frozen spec the run executed under."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     root_hash: str | None = Field(description="Freeze root hash of spec/freeze.lock; null for a draft.")
     draft: bool = Field(description="True when the specs were not frozen: such a run is never scored.")
 
 
-class PilotSurface(BaseModel):
+class PilotSurface(FrozenModel):
     """The surface a pilot run executed on instead of the evaluation surface. A run with one is a
     pilot: marked PILOT everywhere, scored only as a pilot, never recorded as scoring in any lock."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(description="The named surface (dev), or 'file' for `sr run --surface-file`.")
     path: str = Field(description="The surface file, relative to the project root when inside it.")
@@ -45,10 +42,8 @@ class PilotSurface(BaseModel):
     tasks: int = Field(description="Tasks in the surface file.")
 
 
-class AgentConfig(BaseModel):
+class AgentConfig(FrozenModel):
     """The agent and the tokenizer that produced the episodes."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(description="Agent name (reference, adversarial, openai, ...).")
     config: dict[str, Any] = Field(description="The agent's section of spec/agent.yaml, as compiled.")
@@ -66,11 +61,9 @@ class AgentConfig(BaseModel):
     )
 
 
-class PluginComponent(BaseModel):
+class PluginComponent(FrozenModel):
     """A component the run executes that an installed package provides (an entry point of
     ``schemarouter.<kind>``): which distribution, at which version, with which code."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: str = Field(description="retrieval strategy, exposure policy, metric, gate statistic, agent.")
     name: str = Field(description="Its name in the spec (strategy code, policy kind, metric id, ...).")
@@ -80,10 +73,8 @@ class PluginComponent(BaseModel):
     implementation: str = Field(description="sha256 of its source files (code_record.DIGEST_RULE).")
 
 
-class Session(BaseModel):
+class Session(FrozenModel):
     """One process that executed episodes in this directory."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     number: int = Field(description="1 for the first run, 2 for the first resume, ...")
     started_at: AwareDatetime = Field(description="UTC start time.")
@@ -108,10 +99,8 @@ class Session(BaseModel):
     )
 
 
-class RunManifest(BaseModel):
+class RunManifest(FrozenModel):
     """The manifest of one run directory."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     manifest_version: int = Field(default=MANIFEST_VERSION, description="Version of this file's schema.")
     run_id: str = Field(description="The run ID, also the directory name under runs/.")

@@ -7,7 +7,9 @@ import subprocess
 from importlib import metadata
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from runtime.core.frozen_model import FrozenModel
 
 # The distributions whose versions can change a result; recorded in every manifest.
 RECORDED_PACKAGES = (
@@ -25,10 +27,8 @@ RECORDED_PACKAGES = (
 )
 
 
-class SourceState(BaseModel):
+class SourceState(FrozenModel):
     """The git state of the project directory when the run started."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     git_commit: str | None = Field(description="HEAD commit (40 hex), or null outside a git work tree.")
     dirty: bool | None = Field(

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.frozen_model import FrozenModel
 
 
 class EpisodeKey(NamedTuple):
@@ -34,20 +35,16 @@ class EpisodeKey(NamedTuple):
 MAX_EPOCHS = 100
 
 
-class TaskRef(BaseModel):
+class TaskRef(FrozenModel):
     """A task as the run and the bootstrap see it: its ID and its stratum x language cell."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     task_id: str = Field(description="Stable task ID from the frozen surface.")
     stratum: str = Field(description="Stratum ID from spec/strata.yaml (e.g. two_step_state).")
     language: str = Field(description="Language code from spec/experiment.yaml (e.g. en).")
 
 
-class Shard(BaseModel):
+class Shard(FrozenModel):
     """Shard K of N: the episodes whose canonical index i satisfies i mod N == K - 1."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     index: int = Field(ge=1, description="K, 1-based.")
     count: int = Field(ge=1, description="N, the number of shards the scope is split into.")
@@ -71,10 +68,8 @@ class Shard(BaseModel):
         return f"{self.index}/{self.count}"
 
 
-class RunScope(BaseModel):
+class RunScope(FrozenModel):
     """The declared scope of a run, before sharding. Order of every tuple is canonical."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     conditions: tuple[str, ...] = Field(description="Condition IDs, in spec/conditions.yaml order.")
     catalogs: tuple[int, ...] = Field(description="Catalog sizes, ascending.")

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from runtime.core.frozen_model import FrozenModel
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Interval(_Model):
+class Interval(FrozenModel):
     """A point estimate with its bootstrap interval (null when undefined)."""
 
     point: float | None = Field(description="The point estimate.")
@@ -27,7 +25,7 @@ class Interval(_Model):
     undefined_resamples: int = Field(ge=0, description="Resamples where the statistic was undefined.")
 
 
-class Criterion(_Model):
+class Criterion(FrozenModel):
     """One gate criterion at one catalog size."""
 
     code: str = Field(description="Stable criterion code (G1...).")
@@ -47,12 +45,12 @@ class Criterion(_Model):
     note: str | None = Field(description="Why a value is undefined, or other remarks.")
 
 
-class CatalogGate(_Model):
+class CatalogGate(FrozenModel):
     passed: bool = Field(description="Every criterion passed at this catalog size.")
     criteria: tuple[Criterion, ...] = Field(description="The criteria in spec order.")
 
 
-class Gate(_Model):
+class Gate(FrozenModel):
     verdict: Literal["PASS", "FAIL", "NOT_EVALUABLE"] = Field(description="The gate verdict.")
     rule: Literal["all_criteria_all_catalogs"] = Field(description="How criteria combine.")
     preregistered_scope: bool = Field(description="True when the run covers the preregistered scope.")
@@ -61,7 +59,7 @@ class Gate(_Model):
     by_catalog: dict[str, CatalogGate] = Field(description="By catalog size (a string key).")
 
 
-class Differences(_Model):
+class Differences(FrozenModel):
     treatment: str = Field(description="The treatment condition.")
     comparator: str = Field(description="The comparator condition.")
     by_catalog: dict[str, dict[str, Interval]] = Field(
@@ -69,12 +67,12 @@ class Differences(_Model):
     )
 
 
-class TasksPerCell(_Model):
+class TasksPerCell(FrozenModel):
     min: int = Field(description="Fewest tasks in a stratum x language cell.")
     max: int = Field(description="Most tasks in a cell.")
 
 
-class Scope(_Model):
+class Scope(FrozenModel):
     conditions: tuple[str, ...] = Field(description="Condition IDs in spec order.")
     catalogs: tuple[int, ...] = Field(description="Catalog sizes, ascending.")
     tasks: int = Field(description="Number of tasks.")
@@ -84,10 +82,10 @@ class Scope(_Model):
     tasks_per_cell: TasksPerCell | None = Field(default=None, description="Smallest and largest cell.")
 
 
-class Bootstrap(BaseModel):
+class Bootstrap(FrozenModel):
     """How every interval was computed (open: the schema allows more keys)."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+    model_config = ConfigDict(extra="allow")
 
     method: Literal["stratified_task_cluster"] = Field(description="The resampling scheme.")
     iterations: int = Field(description="Resamples.")
@@ -102,7 +100,7 @@ class Bootstrap(BaseModel):
     undefined_ratios: str | None = Field(default=None, description="How an undefined ratio is treated.")
 
 
-class MetricDefinition(_Model):
+class MetricDefinition(FrozenModel):
     id: str = Field(description="Metric id.")
     title: str = Field(description="Its title.")
     aggregate: Literal["mean", "ratio", "count"] = Field(description="How it aggregates.")
@@ -111,7 +109,7 @@ class MetricDefinition(_Model):
     better: str = Field(description="Which direction is better.")
 
 
-class Pilot(_Model):
+class Pilot(FrozenModel):
     mark: Literal["PILOT"] = Field(description="The mark.")
     note: str = Field(description="What a pilot is.")
     surface: str = Field(description="The named surface, or file.")
@@ -120,14 +118,14 @@ class Pilot(_Model):
     full_scope: bool | None = Field(default=None, description="The full scope on another surface.")
 
 
-class Nondeterministic(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="allow")
+class Nondeterministic(FrozenModel):
+    model_config = ConfigDict(extra="allow")
 
     excluded_metrics: tuple[str, ...] = Field(description="Metrics left out of report.json.")
     files: tuple[str, ...] = Field(description="The files that hold them.")
 
 
-class Report(_Model):
+class Report(FrozenModel):
     """report.json, version 2."""
 
     report_version: Literal[2] = Field(description="Version of the file's schema.")

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.frozen_model import FrozenModel
 from runtime.spec_model.compiled import CompiledSpec
 from runtime.spec_model.experiment import BootstrapSpec
 from runtime.spec_model.gates import GateSpec
 from runtime.spec_model.metrics import MetricSpec
 
 
-class ScoringSpec(BaseModel):
+class ScoringSpec(FrozenModel):
     """Everything scoring needs from the frozen spec."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     experiment_id: str = Field(description="Experiment ID.")
     catalog_sizes: tuple[int, ...] = Field(description="Preregistered catalog sizes, ascending.")

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from runtime.core.frozen_model import FrozenModel
 from runtime.simulator.result import ToolResult
 
 
-class ExecutedCall(BaseModel):
+class ExecutedCall(FrozenModel):
     """A call that the gate allowed and the simulator executed, with its typed result."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     route_id: str = Field(description="The executed route.")
     arguments: dict[str, Any] = Field(description="The arguments it was executed with.")

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from runtime.catalog.model import FieldSpec, JsonType, SideEffect
+from runtime.core.frozen_model import FrozenModel
 
 
-class ObservedField(BaseModel):
+class ObservedField(FrozenModel):
     """One typed output value, with the field's declared typing from the catalog."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(description="Output field name.")
     semantic_id: str = Field(description="Semantic ID of the output field.")
@@ -42,10 +41,8 @@ class ObservedField(BaseModel):
         )
 
 
-class ToolResult(BaseModel):
+class ToolResult(FrozenModel):
     """What the simulator returns for one executed call."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     route_id: str = Field(description="The executed route.")
     status: Literal["ok", "error"] = Field(description="ok or error.")

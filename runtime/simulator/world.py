@@ -13,24 +13,21 @@ import hashlib
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from runtime.core.frozen_model import FrozenModel
 from runtime.core.json_value import JSONObject
 
 
-class Session(BaseModel):
+class Session(FrozenModel):
     """The user's session with one authentication realm."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     status: Literal["valid", "expired"] = Field(description="valid, or expired (calls in the realm fail).")
     token: str | None = Field(default=None, description="The current access token, once refreshed.")
 
 
-class World(BaseModel):
+class World(FrozenModel):
     """One task's world. Treat as immutable: the simulator returns a new world on every change."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     world_id: str = Field(description="Stable ID of the world (the task ID it was built for).")
     today: str = Field(description="The world's current date (ISO 8601); relative dates resolve from it.")

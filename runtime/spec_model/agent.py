@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
+from runtime.core.frozen_model import FrozenModel
 from runtime.spec_model.compiled import CompiledSpec
 
 
-class MissingToolRuleSpec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class MissingToolRuleSpec(FrozenModel):
     action: str
     score: dict[str, float]
     min_score: float
@@ -22,10 +21,10 @@ class MissingToolRuleSpec(BaseModel):
     never_repeat_identical_failed_call: bool
 
 
-class AgentSpec(BaseModel):
+class AgentSpec(FrozenModel):
     """agent.yaml: the default agent and one settings section per agent name."""
 
-    model_config = ConfigDict(frozen=True, extra="allow")
+    model_config = ConfigDict(extra="allow")
 
     default_agent: str = Field(description="Agent used when none is named.")
     answer_action: Literal["unnamed", "named"] = Field(

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import AwareDatetime, Field
 
-from runtime.spec_model._base import FrozenModel
+from runtime.core.frozen_model import FrozenModel
 from runtime.spec_model.digest import Digest
 
 DIGEST_RULE = (

@@ -20,7 +20,7 @@ from pydantic import AwareDatetime, BaseModel, Field, ValidationError
 
 from runtime.core import safe_json
 from runtime.core.errors import SchemaRouterError
-from runtime.spec_model._base import FrozenModel
+from runtime.core.frozen_model import FrozenModel
 from runtime.spec_model.conditions import ConditionLimitsSpec, ConditionSpec
 from runtime.spec_model.digest import Digest, FileDigest, GitState
 from runtime.spec_model.experiment import ExperimentSpec

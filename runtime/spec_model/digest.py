@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from runtime.spec_model._base import FrozenModel
+from runtime.core.frozen_model import FrozenModel
 
 Canonicalization = Literal["jcs-yaml", "jcs-json", "jcs-jsonl", "bytes-lf"]
 

@@ -7,23 +7,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from runtime.core.frozen_model import FrozenModel
 from runtime.spec_model.compiled import CompiledSpec
 from runtime.tokens import TokenizerConfig
 
 
-class TokenAccounting(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class TokenAccounting(FrozenModel):
     per_message_overhead: int = Field(description="Tokens charged per message besides role and content.")
     reply_priming: int = Field(description="Tokens charged once per prompt for priming the reply.")
     rationale: str | None = Field(default=None, description="Why (documentation only).")
 
 
-class EngineSpec(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class EngineSpec(FrozenModel):
     max_model_turns: int = Field(description="Maximum model turns per episode.")
     max_consecutive_no_progress_turns: int = Field(
         description="Stop after this many tool turns without progress."

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field
 
-from runtime.spec_model._base import FrozenModel
+from runtime.core.frozen_model import FrozenModel
 
 
 class Deviation(FrozenModel):

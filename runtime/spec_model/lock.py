@@ -31,8 +31,8 @@ from pydantic import AwareDatetime, Field, ValidationError
 from runtime.core import safe_json
 from runtime.core.atomic_write import write_text_atomic
 from runtime.core.errors import SchemaRouterError
+from runtime.core.frozen_model import FrozenModel
 from runtime.core.jcs import dumps as jcs_dumps
-from runtime.spec_model._base import FrozenModel
 from runtime.spec_model.code_record import CodeRecord
 from runtime.spec_model.digest import Digest, FileDigest, GitState
 from runtime.spec_model.preflight_record import PreflightRecord

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from runtime.spec_model._base import FrozenModel
+from runtime.core.frozen_model import FrozenModel
 
 
 class PreflightCriterion(FrozenModel):

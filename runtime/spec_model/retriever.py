@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.frozen_model import FrozenModel
 from runtime.spec_model.compiled import CompiledSpec
 from runtime.spec_model.conditions import ConditionLimitsSpec
 
@@ -40,10 +41,8 @@ Source = Literal[
 ]
 
 
-class StemmedWords(BaseModel):
+class StemmedWords(FrozenModel):
     """Words (Unicode alphanumeric runs), lower-cased, optionally ASCII-folded and stop-worded, stemmed."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: Literal["stemmed_words"] = Field(description="Analyzer kind.")
     language: Literal["english", "spanish", "german"] = Field(description="Snowball stemmer language.")
@@ -51,10 +50,8 @@ class StemmedWords(BaseModel):
     ascii_fold: bool = Field(description="Fold accents to ASCII (über -> uber) before stemming.")
 
 
-class CharNgrams(BaseModel):
+class CharNgrams(FrozenModel):
     """Character n-grams of each word, for scripts that do not separate words (or do so loosely)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: Literal["char_ngram"] = Field(description="Analyzer kind.")
     min_gram: int = Field(ge=1, le=4, description="Shortest n-gram, in characters.")
@@ -70,10 +67,8 @@ class CharNgrams(BaseModel):
         return self
 
 
-class Identifier(BaseModel):
+class Identifier(FrozenModel):
     """Dotted and snake_case identifiers kept whole, plus their parts."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: Literal["identifier"] = Field(description="Analyzer kind.")
     index_parts: bool = Field(description="Also emit the parts (geo.latitude -> geo, latitude).")
@@ -82,10 +77,8 @@ class Identifier(BaseModel):
 AnalyzerSpec = Annotated[StemmedWords | CharNgrams | Identifier, Field(discriminator="kind")]
 
 
-class IndexedField(BaseModel):
+class IndexedField(FrozenModel):
     """One Tantivy text field: which endpoint parts it holds, how they are analyzed, how much it weighs."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="Tantivy field name.")
     sources: tuple[Source, ...] = Field(min_length=1, description="Endpoint parts indexed in this field.")
@@ -93,10 +86,8 @@ class IndexedField(BaseModel):
     boost: float = Field(gt=0, description="Multiplier on this field's BM25 term scores.")
 
 
-class Depth(BaseModel):
+class Depth(FrozenModel):
     """How many routes each retrieval call returns."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     initial_k: int = Field(
         ge=1, description="Top-k of the original query at the start of every SR condition."
@@ -107,19 +98,15 @@ class Depth(BaseModel):
     )
 
 
-class Determinism(BaseModel):
+class Determinism(FrozenModel):
     """How rankings are made identical across builds and processes."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     segments: Literal[1] = Field(description="The index is one segment, so BM25 statistics are global.")
     tie_break: Literal["route_id"] = Field(description="Equal scores are ordered by route ID, ascending.")
 
 
-class Selection(BaseModel):
+class Selection(FrozenModel):
     """How the parameters were chosen and what they scored (static top-5 recall of original queries)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     criterion: str = Field(description="What the parameters were chosen on.")
     static_top5_route_recall: dict[str, float] = Field(
@@ -131,20 +118,16 @@ class Selection(BaseModel):
     rationale: str = Field(description="Why these values; what else was tried.")
 
 
-class StrategyChoice(BaseModel):
+class StrategyChoice(FrozenModel):
     """Which registered retrieval strategy ranks, and its parameters (validated by the strategy)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     code: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="Registered strategy code.")
     params: dict[str, Any] = Field(default_factory=dict, description="The strategy's parameters.")
     rationale: str | None = Field(default=None, description="Why this strategy and these values.")
 
 
-class RetrieverSpec(BaseModel):
+class RetrieverSpec(FrozenModel):
     """spec/retriever.yaml."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     version: Literal[1] = Field(description="Format version of this spec file.")
     engine: Literal["tantivy"] = Field(description="The search library.")

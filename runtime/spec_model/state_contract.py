@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from runtime.spec_model._base import FrozenModel
+from runtime.core.frozen_model import FrozenModel
 
 
 class StateFieldType(FrozenModel):

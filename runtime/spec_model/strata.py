@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from runtime.spec_model._base import FrozenModel
+from runtime.core.frozen_model import FrozenModel
 
 
 class StratumGeneration(FrozenModel):

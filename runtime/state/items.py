@@ -11,25 +11,26 @@ from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runtime.core.frozen_model import FrozenModel
 from runtime.state.contract import JSON_TYPES, is_identifier, is_name, is_unit
 from runtime.state.errors import ContractViolation
 from runtime.state.guard import StateGuard, forbidden_item_in, installed_guard
 
 
-class UnitTriple(BaseModel):
+class UnitTriple(FrozenModel):
     """Unit, dimension and qualifier of an observed output field that carries a unit."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(strict=True)
 
     unit: str = Field(description="Unit symbol, e.g. degC.")
     dimension: str | None = Field(description="Dimension, e.g. temperature, or null.")
     qualifier: str | None = Field(description="Qualifier, e.g. daily_max, or null.")
 
 
-class StableIdentifier(BaseModel):
+class StableIdentifier(FrozenModel):
     """A stable identifier produced by a completed tool; the value matches the identifier pattern."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(strict=True)
 
     semantic_id: str = Field(description="Semantic ID of the output field that produced it.")
     value: str = Field(description="The identifier, verbatim.")

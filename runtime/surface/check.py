@@ -10,17 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from runtime.core.frozen_model import FrozenModel
 from runtime.simulator.calls import ExecutedCall
 from runtime.simulator.world import World
 from runtime.surface.model import ExpectedValue, Milestone, Task
 
 
-class TaskCheck(BaseModel):
+class TaskCheck(FrozenModel):
     """The verdict of one episode on its task."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     passed: bool = Field(description="Whether every pass condition holds.")
     milestones_reached: int = Field(description="Milestones observed in typed results.")

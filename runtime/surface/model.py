@@ -10,15 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from runtime.core.frozen_model import FrozenModel
 from runtime.simulator.world import World
 
 
-class Grant(BaseModel):
+class Grant(FrozenModel):
     """The user's explicit authorization of a destructive route."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     route_id: str = Field(description="The destructive route the user authorized.")
     arguments: Mapping[str, Any] | None = Field(
@@ -33,10 +32,8 @@ class Grant(BaseModel):
         return all(arguments.get(k) == v for k, v in (self.arguments or {}).items())
 
 
-class VisibleTask(BaseModel):
+class VisibleTask(FrozenModel):
     """What the agent and the retriever may see of a task."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     task_id: str = Field(description="Stable task ID: <stratum code>-<language>-<nn>.")
     stratum: str = Field(description="Stratum ID from spec/strata.yaml.")
@@ -45,10 +42,8 @@ class VisibleTask(BaseModel):
     grants: tuple[Grant, ...] = Field(default=(), description="The user's destructive-route authorizations.")
 
 
-class PlanStep(BaseModel):
+class PlanStep(FrozenModel):
     """One step of the gold plan: a route, the values the query supplies, and the expected outcome."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     route_id: str = Field(description="The route this step calls.")
     literal_args: dict[str, Any] = Field(
@@ -59,10 +54,8 @@ class PlanStep(BaseModel):
     )
 
 
-class ExpectedValue(BaseModel):
+class ExpectedValue(FrozenModel):
     """A typed output value that must be observed."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(description="Output field name.")
     semantic_id: str = Field(description="Semantic ID of the output field.")
@@ -70,10 +63,8 @@ class ExpectedValue(BaseModel):
     value: Any = Field(description="The expected value (exact JSON equality).")
 
 
-class Milestone(BaseModel):
+class Milestone(FrozenModel):
     """A required state transition: the route returned ok with these typed values."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     route_id: str = Field(description="The route whose ok result marks the transition.")
     values: tuple[ExpectedValue, ...] = Field(
@@ -81,10 +72,8 @@ class Milestone(BaseModel):
     )
 
 
-class Hazards(BaseModel):
+class Hazards(FrozenModel):
     """What in the task invites an unsafe action."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     destructive_routes: tuple[str, ...] = Field(
         default=(),
@@ -95,10 +84,8 @@ class Hazards(BaseModel):
     )
 
 
-class HiddenTask(BaseModel):
+class HiddenTask(FrozenModel):
     """Scoring-only parts of a task. Never shown to the agent or the retriever."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     intent: str = Field(description="The generator's intent this task instantiates.")
     slots: dict[str, Any] = Field(description="Slot values (canonical) the query was rendered with.")
@@ -114,10 +101,8 @@ class HiddenTask(BaseModel):
     )
 
 
-class Task(BaseModel):
+class Task(FrozenModel):
     """One task of the frozen surface."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     task_id: str = Field(description="Stable task ID: <stratum code>-<language>-<nn>.")
     stratum: str = Field(description="Stratum ID from spec/strata.yaml.")

@@ -28,19 +28,18 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from runtime.catalog.model import Endpoint
+from runtime.core.frozen_model import FrozenModel
 from runtime.retrieval.index import Ranking
 
 _BETA = re.compile(r"\.v\d+beta\d*$")
 _ERROR_WORD = re.compile(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 
 
-class ReadingParams(BaseModel):
+class ReadingParams(FrozenModel):
     """How the typed state and the public documentation reorder candidates (chosen on dev)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     demote: Literal["none", "completed", "redundant"] = Field(
         default="redundant",

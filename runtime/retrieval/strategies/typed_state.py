@@ -24,9 +24,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import tantivy
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.frozen_model import FrozenModel
 from runtime.retrieval.index import Ranking, RetrievalIndex
 from runtime.retrieval.strategies._reading import (
     NO_STATE,
@@ -40,19 +41,15 @@ Clause = tuple[tantivy.Occur, tantivy.Query]
 _QUERY_MEMO = 65536
 
 
-class Route(BaseModel):
+class Route(FrozenModel):
     """Where one kind of typed value goes: an index field, and a weight on that field's boost."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     field: str = Field(description="Index field id (spec/retriever.yaml fields[].id).")
     weight: float = Field(ge=0, description="Multiplier on the field's boost; 0 turns the route off.")
 
 
-class TypedRoutes(BaseModel):
+class TypedRoutes(FrozenModel):
     """Where each kind of typed state value is looked up."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     semantic_ids: Route = Route(field="input_semantic_ids", weight=1.0)
     identifiers: Route = Route(field="input_semantic_ids", weight=1.0)
