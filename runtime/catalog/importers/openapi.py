@@ -361,33 +361,51 @@ def _whole_body(domain: str, required: bool, kind: str, description: str) -> Fie
 
 
 def _responses(op: Mapping[str, Any], resolve: RefResolver, domain: str) -> tuple[list[FieldSpec], list[str]]:
+    """The output fields of the first 2xx response and the error classes of the 4xx and 5xx ones."""
     responses = op.get("responses") or {}
     codes = sorted(str(c) for c in responses)
+    errors = _error_classes(responses, codes, resolve)
+    success = next((code for code in codes if code.startswith("2")), None)
+    if success is None:
+        return [], errors
+    return _output_fields(resolve(responses[success]), success, resolve, domain), errors
+
+
+def _error_classes(responses: Mapping[str, Any], codes: list[str], resolve: RefResolver) -> list[str]:
+    """Each 4xx and 5xx response's ``x-error-class``, or ``HTTP_<code>`` when it names none."""
     errors = []
     for code in codes:
         if code[:1] in ("4", "5"):
-            response = resolve(responses[code])
-            label = response.get("x-error-class")
+            label = resolve(responses[code]).get("x-error-class")
             errors.append(label if isinstance(label, str) and label else f"HTTP_{code.upper()}")
-    for code in codes:
-        if not code.startswith("2"):
-            continue
-        content = resolve(responses[code]).get("content") or {}
-        media = next((m for m in content if m == "application/json" or str(m).endswith("+json")), None)
-        schema = resolve(content[media].get("schema")) if media else None
-        if not isinstance(schema, Mapping):
-            return [], errors
-        if schema.get("type") == "array":
-            schema = resolve(schema.get("items") or {})
-            if not ("properties" in schema or "allOf" in schema):
-                return [], errors
-        elif not ("properties" in schema or "allOf" in schema or schema.get("type") == "object"):
-            return [], errors
-        props = object_properties(schema, resolve=resolve, what=f"the {code} response")
-        return [
-            field_spec(
-                name, prop, required=req, domain=domain, output=True, resolve=resolve, what=f"output {name!r}"
-            )
-            for name, prop, req in props
-        ], errors
-    return [], errors
+    return errors
+
+
+def _output_fields(response: Any, code: str, resolve: RefResolver, domain: str) -> list[FieldSpec]:
+    """The typed outputs of a success response (none when its JSON body is not an object or a list of
+    objects)."""
+    schema = _output_schema(response, resolve)
+    if schema is None:
+        return []
+    props = object_properties(schema, resolve=resolve, what=f"the {code} response")
+    return [
+        field_spec(
+            name, prop, required=req, domain=domain, output=True, resolve=resolve, what=f"output {name!r}"
+        )
+        for name, prop, req in props
+    ]
+
+
+def _output_schema(response: Any, resolve: RefResolver) -> Mapping[str, Any] | None:
+    """The object schema of a response's JSON content (an array's item schema), or None."""
+    content = response.get("content") or {}
+    media = next((m for m in content if m == "application/json" or str(m).endswith("+json")), None)
+    schema = resolve(content[media].get("schema")) if media else None
+    if not isinstance(schema, Mapping):
+        return None
+    if schema.get("type") == "array":
+        items = resolve(schema.get("items") or {})
+        return items if ("properties" in items or "allOf" in items) else None
+    if "properties" in schema or "allOf" in schema or schema.get("type") == "object":
+        return schema
+    return None

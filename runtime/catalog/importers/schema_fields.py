@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from runtime.catalog.importers.naming import derived_semantic_id, is_identifier_name
 from runtime.catalog.model import FieldSpec, JsonType
+from runtime.core.json_value import JSONValue
 
 JSON_TYPES = ("string", "number", "integer", "boolean", "array", "object")
 Resolve = Callable[[Any], Any]
@@ -38,47 +39,83 @@ def _identity(node: Any) -> Any:
 
 
 def object_properties(
-    schema: Any, *, resolve: Resolve = _identity, what: str = "the schema"
-) -> list[tuple[str, Mapping[str, Any], bool]]:
+    schema: JSONValue | Mapping[str, JSONValue], *, resolve: Resolve = _identity, what: str = "the schema"
+) -> list[tuple[str, Mapping[str, JSONValue], bool]]:
     """(name, property schema, required) of an object schema, ``allOf`` merged, in source order."""
-    schema = resolve(schema)
+    top = _top_level(resolve(schema), what)
+    props: dict[str, Mapping[str, Any]] = {}
+    required: set[str] = set()
+    for part in [top, *(resolve(p) for p in _all_of(top, what))]:
+        if not isinstance(part, Mapping):
+            raise Unsupported(f"{what} has an allOf member that is not a schema")
+        if part is not top and "allOf" in part:
+            _merge_nested(part, props, required, resolve, what)
+        else:
+            _merge_part(part, props, required, resolve, what)
+    return [(name, prop, name in required) for name, prop in props.items()]
+
+
+def _top_level(schema: Any, what: str) -> Mapping[str, Any]:
+    """``schema`` as an object schema without a top-level ``oneOf``, ``anyOf`` or ``not``."""
     if not isinstance(schema, Mapping):
         raise Unsupported(f"{what} is not a JSON Schema object")
     for keyword in ("oneOf", "anyOf", "not"):
         if keyword in schema:
             raise Unsupported(f"{what} uses {keyword} at the top level")
-    props: dict[str, Mapping[str, Any]] = {}
-    required: set[str] = set()
+    return schema
+
+
+def _all_of(schema: Mapping[str, Any], what: str) -> list[Any]:
+    """The members of the schema's ``allOf`` (none when it has none)."""
     members = schema.get("allOf") or []
     if not isinstance(members, list):
         raise Unsupported(f"{what} has an allOf that is not a list")
-    for part in [schema, *(resolve(p) for p in members)]:
-        if not isinstance(part, Mapping):
-            raise Unsupported(f"{what} has an allOf member that is not a schema")
-        if part is not schema and "allOf" in part:
-            for name, prop, req in object_properties(part, resolve=resolve, what=what):
-                props.setdefault(name, prop)
-                if req:
-                    required.add(name)
-            continue
-        kind = part.get("type")
-        if kind not in (None, "object") and not (isinstance(kind, list) and "object" in kind):
-            raise Unsupported(f"{what} is of type {kind!r}, not an object")
-        properties = part.get("properties") or {}
-        names = part.get("required") or []
-        if not isinstance(properties, Mapping):
-            raise Unsupported(f"{what} has 'properties' that are not an object")
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise Unsupported(f"{what} has 'required' that is not a list of names")
-        for name, raw in properties.items():
-            prop = resolve(raw)
-            if isinstance(prop, bool):  # JSON Schema's true (any value) / false
-                prop = {}
-            if not isinstance(prop, Mapping):
-                raise Unsupported(f"{what}: property {name!r} is not a schema")
-            props.setdefault(str(name), prop)
-        required.update(names)
-    return [(name, prop, name in required) for name, prop in props.items()]
+    return members
+
+
+def _merge_nested(
+    part: Mapping[str, Any],
+    props: dict[str, Mapping[str, Any]],
+    required: set[str],
+    resolve: Resolve,
+    what: str,
+) -> None:
+    """Merge an ``allOf`` member that has an ``allOf`` of its own (the first schema of a name wins)."""
+    for name, prop, req in object_properties(part, resolve=resolve, what=what):
+        props.setdefault(name, prop)
+        if req:
+            required.add(name)
+
+
+def _merge_part(
+    part: Mapping[str, Any],
+    props: dict[str, Mapping[str, Any]],
+    required: set[str],
+    resolve: Resolve,
+    what: str,
+) -> None:
+    """Merge one object schema's ``properties`` and ``required`` (the first schema of a name wins)."""
+    kind = part.get("type")
+    if kind not in (None, "object") and not (isinstance(kind, list) and "object" in kind):
+        raise Unsupported(f"{what} is of type {kind!r}, not an object")
+    properties = part.get("properties") or {}
+    names = part.get("required") or []
+    if not isinstance(properties, Mapping):
+        raise Unsupported(f"{what} has 'properties' that are not an object")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise Unsupported(f"{what} has 'required' that is not a list of names")
+    for name, raw in properties.items():
+        props.setdefault(str(name), _property_schema(resolve(raw), name, what))
+    required.update(names)
+
+
+def _property_schema(prop: Any, name: object, what: str) -> Mapping[str, Any]:
+    """A property's (resolved) schema; JSON Schema's ``true`` and ``false`` read as ``{}``."""
+    if isinstance(prop, bool):  # JSON Schema's true (any value) / false
+        return {}
+    if not isinstance(prop, Mapping):
+        raise Unsupported(f"{what}: property {name!r} is not a schema")
+    return prop
 
 
 def _branches(
