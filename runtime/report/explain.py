@@ -23,38 +23,54 @@ def diagnostics_tables(
         return []
     catalogs = [str(k) for k in report["scope"]["catalogs"] if catalog is None or k == catalog]
     conditions = [c for c in report["scope"]["conditions"] if condition is None or c == condition]
-    tables: list[Table] = []
-    recall = diag["recall_by_transition"]["by_condition"]
-    kinds = diag["recall_by_transition"]["transitions"]
+    tables = _recall_tables(report, diag["recall_by_transition"], conditions, catalogs)
+    tables.append(_taxonomy_table(diag["failure_taxonomy"], conditions, catalogs))
+    anatomy = _anatomy_table(diag["refresh_anatomy"], conditions, catalogs)
+    if anatomy is not None:
+        tables.append(anatomy)
+    tables.append(_flips_table(diag["flips"], condition, catalogs))
+    return tables
+
+
+def _recall_tables(
+    report: dict[str, Any], section: dict[str, Any], conditions: list[str], catalogs: list[str]
+) -> list[Table]:
+    """Recall@5 at decision points by the transition before it, then by stratum and by language (only
+    for the conditions that rank)."""
+    recall = section["by_condition"]
+    kinds = section["transitions"]
     ranked = [c for c in conditions if c in recall]
-    if ranked:
-        rows = []
-        for k in catalogs:
-            for c in ranked:
-                block = recall[c][k]
-                rows.append(
-                    [k, c, fmt_interval(block["all"], report)]
-                    + [_with_n(block["after"][kind], report) for kind in kinds]
-                )
-        tables.append(
-            (
-                "Recall@5 at decision points by the transition before it (point [95% CI] hits/points)",
-                ["catalog", "condition", "all", *(f"after {kind}" for kind in kinds)],
-                rows,
+    if not ranked:
+        return []
+    rows = []
+    for k in catalogs:
+        for c in ranked:
+            block = recall[c][k]
+            rows.append(
+                [k, c, fmt_interval(block["all"], report)]
+                + [_with_n(block["after"][kind], report) for kind in kinds]
             )
+    tables: list[Table] = [
+        (
+            "Recall@5 at decision points by the transition before it (point [95% CI] hits/points)",
+            ["catalog", "condition", "all", *(f"after {kind}" for kind in kinds)],
+            rows,
         )
-        section = diag["recall_by_transition"]
-        for part, order in (("stratum", "strata"), ("language", "languages")):
-            title = part
-            present = recall[ranked[0]][catalogs[0]][part] if catalogs else {}
-            keys = [k for k in section.get(order, sorted(present)) if k in present]
-            rows = [
-                [k, c, *(_with_n(recall[c][k][part][key], report) for key in keys)]
-                for k in catalogs
-                for c in ranked
-            ]
-            tables.append((f"Recall@5 at decision points by {title}", ["catalog", "condition", *keys], rows))
-    taxonomy = diag["failure_taxonomy"]
+    ]
+    for part, order in (("stratum", "strata"), ("language", "languages")):
+        present = recall[ranked[0]][catalogs[0]][part] if catalogs else {}
+        keys = [k for k in section.get(order, sorted(present)) if k in present]
+        rows = [
+            [k, c, *(_with_n(recall[c][k][part][key], report) for key in keys)]
+            for k in catalogs
+            for c in ranked
+        ]
+        tables.append((f"Recall@5 at decision points by {part}", ["catalog", "condition", *keys], rows))
+    return tables
+
+
+def _taxonomy_table(taxonomy: dict[str, Any], conditions: list[str], catalogs: list[str]) -> Table:
+    """One primary cause per failed episode, in precedence order, per condition x catalog."""
     codes = [p["code"] for p in taxonomy["precedence"]]
     rows = []
     for c in conditions:
@@ -69,45 +85,50 @@ def diagnostics_tables(
                     str(cell.get("refresh_dropped_required", "—")),
                 ]
             )
-    tables.append(
-        (
-            "Failure taxonomy: one primary cause per failed episode, precedence left to right "
-            "(counts sum to failures)",
-            ["condition", "catalog", "failures", *codes, "also: refresh dropped a required route"],
-            rows,
-        )
+    return (
+        "Failure taxonomy: one primary cause per failed episode, precedence left to right "
+        "(counts sum to failures)",
+        ["condition", "catalog", "failures", *codes, "also: refresh dropped a required route"],
+        rows,
     )
-    anatomy = diag["refresh_anatomy"]["by_condition"]
-    kinds_order: list[str] = diag["refresh_anatomy"].get("kinds", [])
+
+
+def _anatomy_table(section: dict[str, Any], conditions: list[str], catalogs: list[str]) -> Table | None:
+    """The share of state-aware refresh slots each kind took; None when no condition refreshed."""
+    anatomy = section["by_condition"]
+    kinds_order: list[str] = section.get("kinds", [])
     rows = []
     for c in conditions:
         for k in catalogs:
             cell = anatomy.get(c, {}).get(k)
-            if cell is None:
-                continue
-            rows.append(
-                [c, k, str(cell["refreshes"]), str(cell["slots"])]
-                + [
-                    "n/a"
-                    if cell["counts"][kind] is None
-                    else f"{_pct(cell['shares'][kind])} ({cell['counts'][kind]})"
-                    for kind in kinds_order or cell["counts"]
-                ]
-            )
-    if rows:
-        kinds_header = kinds_order or list(next(iter(next(iter(anatomy.values())).values()))["counts"])
-        not_applicable = diag["refresh_anatomy"].get("not_applicable") or {}
-        reasons = sorted(set(not_applicable.values()))
-        tables.append(
-            (
-                "Refresh anatomy: share of state-aware refresh slots taken by (kinds overlap)"
-                + "".join(f"; {', '.join(sorted(not_applicable))}: {why}" for why in reasons),
-                ["condition", "catalog", "refreshes", "slots", *kinds_header],
-                rows,
-            )
-        )
+            if cell is not None:
+                rows.append(
+                    [c, k, str(cell["refreshes"]), str(cell["slots"])]
+                    + [_anatomy_share(cell, kind) for kind in kinds_order or cell["counts"]]
+                )
+    if not rows:
+        return None
+    kinds_header = kinds_order or list(next(iter(next(iter(anatomy.values())).values()))["counts"])
+    not_applicable = section.get("not_applicable") or {}
+    reasons = sorted(set(not_applicable.values()))
+    return (
+        "Refresh anatomy: share of state-aware refresh slots taken by (kinds overlap)"
+        + "".join(f"; {', '.join(sorted(not_applicable))}: {why}" for why in reasons),
+        ["condition", "catalog", "refreshes", "slots", *kinds_header],
+        rows,
+    )
+
+
+def _anatomy_share(cell: dict[str, Any], kind: str) -> str:
+    if cell["counts"][kind] is None:
+        return "n/a"
+    return f"{_pct(cell['shares'][kind])} ({cell['counts'][kind]})"
+
+
+def _flips_table(flips: dict[str, Any], condition: str | None, catalogs: list[str]) -> Table:
+    """Per-task flips of task pass between two conditions (the pairs that include ``condition``)."""
     rows = []
-    for pair in diag["flips"]["pairs"]:
+    for pair in flips["pairs"]:
         if condition is not None and condition not in (pair["a"], pair["b"]):
             continue
         for k in catalogs:
@@ -124,14 +145,11 @@ def diagnostics_tables(
                     _ids(cell["b_only"]),
                 ]
             )
-    tables.append(
-        (
-            "Per-task flips of task pass between two conditions",
-            ["a", "b", "catalog", "tasks", "a passes, b fails", "b passes, a fails", "a only", "b only"],
-            rows,
-        )
+    return (
+        "Per-task flips of task pass between two conditions",
+        ["a", "b", "catalog", "tasks", "a passes, b fails", "b passes, a fails", "a only", "b only"],
+        rows,
     )
-    return tables
 
 
 def render_text(tables: Sequence[Table]) -> str:

@@ -210,6 +210,9 @@ def _cell_axes(
         ax.set_ylabel("stratum", fontsize=8)
 
 
+_Cell = tuple[int, str, str]  # catalog, stratum, language
+
+
 def _difference_heatmap(
     report: dict[str, Any],
     rows: Sequence[dict[str, Any]],
@@ -225,58 +228,88 @@ def _difference_heatmap(
     if not all(c in report["scope"]["conditions"] for c in (treatment, comparator)):
         fig.text(0.5, 0.5, "the run lacks the treatment or the comparator", ha="center")
         return fig
-    num_key, den_key = components
-    sums: dict[tuple[str, int, str, str], list[float]] = {}
-    for row in rows:
-        if row["condition"] not in (treatment, comparator):
-            continue
-        cell = sums.setdefault((row["condition"], row["catalog"], row["stratum"], row["language"]), [0.0] * 3)
-        cell[0] += row.get(PASS_METRIC) or 0
-        cell[1] += row.get(num_key) or 0
-        cell[2] += row.get(den_key) or 0
-    tasks: dict[tuple[int, str, str], int] = {}
-    for row in rows:
-        if row["condition"] == treatment:
-            key = (row["catalog"], row["stratum"], row["language"])
-            tasks[key] = tasks.get(key, 0) + 1
+    sums = _cell_sums(rows, (treatment, comparator), components)
+    tasks = _tasks_per_cell(rows, treatment)
     panels = (("task pass", 0), ("Recall@5", 1))
     axes = fig.subplots(len(panels), len(catalogs), squeeze=False)
     image = None
     for i, (label, kind) in enumerate(panels):
         for j, catalog in enumerate(catalogs):
-            grid = []
-            for s in strata:
-                line = []
-                for lang in languages:
-                    t = sums.get((treatment, catalog, s, lang))
-                    c = sums.get((comparator, catalog, s, lang))
-                    n = tasks.get((catalog, s, lang), 0)
-                    if t is None or c is None or not n:
-                        line.append(float("nan"))
-                    elif kind == 0:
-                        line.append((t[0] - c[0]) / n)
-                    else:
-                        line.append(_ratio([t[1], t[2]]) - _ratio([c[1], c[2]]))
-                grid.append(line)
+            grid = [
+                [
+                    _difference(sums, tasks, (treatment, comparator), (catalog, s, lang), kind)
+                    for lang in languages
+                ]
+                for s in strata
+            ]
             ax = axes[i][j]
             image = ax.imshow(grid, vmin=-1.0, vmax=1.0, cmap="RdBu", aspect="auto")
-            for si, line in enumerate(grid):
-                for li, value in enumerate(line):
-                    text = "—" if value != value else f"{value:+.2f}"
-                    ax.text(
-                        li,
-                        si,
-                        text,
-                        ha="center",
-                        va="center",
-                        fontsize=7,
-                        color="white" if value == value and abs(value) > 0.6 else "black",
-                    )
+            _annotate_grid(ax, grid)
             _cell_axes(ax, strata, languages, first_column=j == 0, last_row=i == len(panels) - 1)
             ax.set_title(f"{label}, catalog {catalog}", fontsize=8)
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label=f"{treatment} - {comparator}")
     return fig
+
+
+def _cell_sums(
+    rows: Sequence[dict[str, Any]], conditions: tuple[str, str], components: tuple[str, str]
+) -> dict[tuple[str, int, str, str], list[float]]:
+    """Per (condition, catalog, stratum, language): the sums of task pass and of the Recall@5
+    numerator and denominator, for the two gate arms."""
+    num_key, den_key = components
+    sums: dict[tuple[str, int, str, str], list[float]] = {}
+    for row in rows:
+        if row["condition"] not in conditions:
+            continue
+        cell = sums.setdefault((row["condition"], row["catalog"], row["stratum"], row["language"]), [0.0] * 3)
+        cell[0] += row.get(PASS_METRIC) or 0
+        cell[1] += row.get(num_key) or 0
+        cell[2] += row.get(den_key) or 0
+    return sums
+
+
+def _tasks_per_cell(rows: Sequence[dict[str, Any]], treatment: str) -> dict[_Cell, int]:
+    """The treatment's tasks per (catalog, stratum, language): the pairs of a paired difference."""
+    tasks: dict[_Cell, int] = {}
+    for row in rows:
+        if row["condition"] == treatment:
+            key = (row["catalog"], row["stratum"], row["language"])
+            tasks[key] = tasks.get(key, 0) + 1
+    return tasks
+
+
+def _difference(
+    sums: dict[tuple[str, int, str, str], list[float]],
+    tasks: dict[_Cell, int],
+    arms: tuple[str, str],
+    cell: _Cell,
+    kind: int,
+) -> float:
+    """One cell: task pass (kind 0, mean of per-task differences) or Recall@5 (kind 1, difference of
+    the ratios of sums); NaN where either arm or the pairs are missing."""
+    t, c, n = sums.get((arms[0], *cell)), sums.get((arms[1], *cell)), tasks.get(cell, 0)
+    if t is None or c is None or not n:
+        return float("nan")
+    if kind == 0:
+        return (t[0] - c[0]) / n
+    return _ratio([t[1], t[2]]) - _ratio([c[1], c[2]])
+
+
+def _annotate_grid(ax: Any, grid: Sequence[Sequence[float]]) -> None:
+    """Each cell's value (signed, two decimals; a dash for NaN), white on the dark ends of the scale."""
+    for si, line in enumerate(grid):
+        for li, value in enumerate(line):
+            text = "—" if value != value else f"{value:+.2f}"
+            ax.text(
+                li,
+                si,
+                text,
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if value == value and abs(value) > 0.6 else "black",
+            )
 
 
 def _ratio(pair: list[float]) -> float:
