@@ -18,12 +18,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from compiler.experiments import read_spec_data
 from runtime.core.atomic_write import write_text_atomic
 from runtime.core.errors import SchemaRouterError
 from runtime.core.jcs import dumps as jcs_dumps
+from runtime.core.json_value import JSONObject, JSONValue
 from schemarouter.project import ProjectPaths
 
 DIGEST_KEYS = ("previous_sha256", "sha256")
@@ -37,7 +37,7 @@ class ChainedLog:
     key: str
     fields: tuple[str, ...]  # without the digest keys
     header: str
-    item_properties: dict[str, Any]
+    item_properties: JSONObject  # the JSON Schema of each field but the digests
 
     @property
     def schema_file(self) -> str:
@@ -47,8 +47,8 @@ class ChainedLog:
     def shown(self) -> str:
         return f"spec/{self.file}"
 
-    def schema(self) -> dict[str, Any]:
-        properties = {
+    def schema(self) -> JSONObject:
+        properties: JSONObject = {
             **self.item_properties,
             "previous_sha256": {"type": "string", "pattern": "^([0-9a-f]{64})?$"},
             "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
@@ -75,13 +75,13 @@ class ChainedLog:
         }
 
 
-def entry_digest(entry: dict[str, Any]) -> str:
+def entry_digest(entry: JSONObject) -> str:
     """sha256 of the RFC 8785 JSON of the entry without its own ``sha256``."""
     body = {k: v for k, v in entry.items() if k != "sha256"}
     return hashlib.sha256(jcs_dumps(body)).hexdigest()
 
 
-def read_entries(paths: ProjectPaths, log: ChainedLog) -> list[dict[str, Any]]:
+def read_entries(paths: ProjectPaths, log: ChainedLog) -> list[JSONObject]:
     """The log's entries (empty when the file is absent); a file that is not a list is one line."""
     data = read_spec_data(paths, log.file)
     if data is None:
@@ -89,13 +89,15 @@ def read_entries(paths: ProjectPaths, log: ChainedLog) -> list[dict[str, Any]]:
     return entries_of(data, paths.display(log.shown), log)
 
 
-def entries_of(data: Any, shown: str, log: ChainedLog) -> list[dict[str, Any]]:
-    if not isinstance(data, dict) or not isinstance(data.get(log.key), list):
+def entries_of(data: JSONValue, shown: str, log: ChainedLog) -> list[JSONObject]:
+    """The object entries of the file's list (other items are left to the schema check)."""
+    listed = data.get(log.key) if isinstance(data, dict) else None
+    if not isinstance(listed, list):
         raise SchemaRouterError(f"{shown}: {log.key} must be a list")
-    return [dict(entry) for entry in data[log.key] if isinstance(entry, dict)]
+    return [dict(entry) for entry in listed if isinstance(entry, dict)]
 
 
-def render(log: ChainedLog, entries: Sequence[dict[str, Any]]) -> str:
+def render(log: ChainedLog, entries: Sequence[JSONObject]) -> str:
     lines = [log.header.rstrip("\n"), f"{log.key}:"]
     for entry in entries:
         for index, key in enumerate((*log.fields, *DIGEST_KEYS)):
@@ -104,7 +106,7 @@ def render(log: ChainedLog, entries: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def chain_problems(entries: Sequence[dict[str, Any]], shown: str) -> list[str]:
+def chain_problems(entries: Sequence[JSONObject], shown: str) -> list[str]:
     """Every entry whose digest or link does not hold, as one line each."""
     problems = []
     previous = ""
@@ -120,7 +122,7 @@ def chain_problems(entries: Sequence[dict[str, Any]], shown: str) -> list[str]:
     return problems
 
 
-def append_entry(paths: ProjectPaths, log: ChainedLog, fields: dict[str, Any]) -> dict[str, Any]:
+def append_entry(paths: ProjectPaths, log: ChainedLog, fields: JSONObject) -> JSONObject:
     """Append one entry (refused when the chain does not hold); write the schema beside it if missing."""
     entries = read_entries(paths, log)
     shown = paths.display(log.shown)
@@ -141,7 +143,7 @@ def append_entry(paths: ProjectPaths, log: ChainedLog, fields: dict[str, Any]) -
     return entry
 
 
-def head_problems(paths: ProjectPaths, log: ChainedLog, entries: Sequence[dict[str, Any]]) -> list[str]:
+def head_problems(paths: ProjectPaths, log: ChainedLog, entries: Sequence[JSONObject]) -> list[str]:
     """The committed file at git HEAD must be a prefix of the current one (entries only appended)."""
     from compiler.git_info import run_git
     from compiler.yaml_loader import load_yaml_text

@@ -11,9 +11,9 @@ records the surface's sha256 and task digest, the command that generated it (fro
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from compiler.chained_log import ChainedLog, append_entry, read_entries
+from runtime.core.json_value import JSONObject
 from schemarouter.project import ProjectPaths
 
 CONFIRMATIONS = ChainedLog(
@@ -46,17 +46,17 @@ CONFIRMATIONS = ChainedLog(
 )
 
 
-def confirmations(paths: ProjectPaths) -> list[dict[str, Any]]:
+def confirmations(paths: ProjectPaths) -> list[JSONObject]:
     """Every recorded confirmation of the experiment, in the order they were run (empty without any)."""
     return read_entries(paths, CONFIRMATIONS)
 
 
-def record_confirmation(paths: ProjectPaths, *, fields: dict[str, Any], now: datetime) -> dict[str, Any]:
+def record_confirmation(paths: ProjectPaths, *, fields: JSONObject, now: datetime) -> JSONObject:
     """Append one confirmation (``fields``: every key of the log but ``recorded_at``)."""
     return append_entry(paths, CONFIRMATIONS, {**fields, "recorded_at": now.strftime("%Y-%m-%dT%H:%M:%SZ")})
 
 
-def confirmation_lines(entries: list[dict[str, Any]]) -> list[str]:
+def confirmation_lines(entries: list[JSONObject]) -> list[str]:
     """Every confirmation as one line, numbered, so a second one is shown beside the first."""
     return [
         f"  #{number} {e['recorded_at']}  {e['surface_path']} (sha256 {str(e['surface_sha256'])[:12]}, "

@@ -14,7 +14,7 @@ difference has no rationale (MISSING) or the log lists a difference that no long
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import yaml
 
@@ -24,6 +24,7 @@ from compiler.frozen_files import is_snapshotted
 from compiler.protocol_values import is_protocol_value, protocol_value_lines
 from compiler.semantic_diff import describe_changes
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject
 from runtime.spec_model import read_lock
 from schemarouter.project import ProjectPaths
 
@@ -62,6 +63,14 @@ class Difference:
     @property
     def change(self) -> str:
         return f"{self.file}: {self.detail}"
+
+
+class LogEntry(TypedDict):
+    """One entry of deviations.yaml as written (in this key order)."""
+
+    change: str
+    kind: str
+    rationale: str
 
 
 @dataclass
@@ -150,12 +159,11 @@ def _file_changes(old: Fingerprint, new: Fingerprint) -> list[str]:
     return ["; ".join(parts) or "content outside the identified items changed"]
 
 
-def read_log(paths: ProjectPaths) -> list[dict[str, Any]]:
+def read_log(paths: ProjectPaths) -> list[JSONObject]:
+    """The log's object entries as the file holds them (empty without the file or its list)."""
     data = read_spec_data(paths, DEVIATIONS_FILE)
-    if data is None:
-        return []
     entries = data.get("deviations") if isinstance(data, dict) else None
-    return [e for e in entries or [] if isinstance(e, dict)]
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
 
 def deviation_report(
@@ -216,7 +224,9 @@ def update_log(paths: ProjectPaths, *, extra: list[Difference] | None = None) ->
         )
     kept = {str(e.get("change")): str(e.get("rationale") or "") for e in read_log(paths)}
     differences = [*report.differences, *(extra or [])]
-    entries = [{"change": d.change, "kind": d.kind, "rationale": kept.get(d.change, "")} for d in differences]
+    entries: list[LogEntry] = [
+        {"change": d.change, "kind": d.kind, "rationale": kept.get(d.change, "")} for d in differences
+    ]
     write_log(paths, entries)
     return DeviationReport(
         parent=report.parent,
@@ -232,6 +242,6 @@ LOG_HEADER = (
 )
 
 
-def write_log(paths: ProjectPaths, entries: list[dict[str, Any]]) -> None:
+def write_log(paths: ProjectPaths, entries: list[LogEntry]) -> None:
     body = yaml.safe_dump({"deviations": entries}, sort_keys=False, allow_unicode=True, width=100)
     (paths.spec_dir / DEVIATIONS_FILE).write_text(LOG_HEADER + body, encoding="utf-8")

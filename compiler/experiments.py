@@ -9,11 +9,11 @@ and the reason.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from compiler.spec_files import read_text
 from compiler.yaml_loader import load_yaml_text
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONValue
 from runtime.spec_model import read_lock
 from schemarouter.project import ProjectPaths, experiment_ids
 
@@ -46,8 +46,9 @@ class ExperimentInfo:
     confirmations: int = 0  # runs on confirmation surfaces (spec/confirmation.yaml)
 
 
-def read_spec_data(paths: ProjectPaths, name: str) -> Any:
-    """The data of ``spec/<name>`` of the experiment (strict loader), or None if the file is absent."""
+def read_spec_data(paths: ProjectPaths, name: str) -> JSONValue:
+    """The data of ``spec/<name>`` of the experiment (strict loader: plain JSON data), or None if the file
+    is absent."""
     path = paths.spec_dir / name
     if not path.is_file():
         return None
@@ -58,7 +59,8 @@ def read_spec_data(paths: ProjectPaths, name: str) -> Any:
     loaded = load_yaml_text(text, file=display)
     if loaded.issues:
         raise SchemaRouterError("\n".join(str(issue) for issue in loaded.issues))
-    return loaded.data
+    data: JSONValue = loaded.data
+    return data
 
 
 def experiment_id_of(paths: ProjectPaths) -> str:
@@ -75,7 +77,7 @@ def lineage_of(paths: ProjectPaths) -> Lineage | None:
         return None
     return Lineage(
         parent=str(data.get("parent")),
-        parent_root=data.get("parent_root"),
+        parent_root=None if (root := data.get("parent_root")) is None else str(root),
         reason=str(data.get("reason", "")),
     )
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
 
 from compiler.experiments import read_spec_data
 from runtime.core.atomic_write import write_text_atomic
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject, JSONValue
 from schemarouter.project import ProjectPaths
 
 PEEKS_FILE = "peeks.yaml"
@@ -29,7 +29,9 @@ HEADER = (
     "# a draft (no freeze.lock). Frozen with the experiment, shown by reports and `sr experiments`.\n"
 )
 
-SCHEMA: dict[str, Any] = {
+FIELDS = ("run_id", "recorded_at", "agent", "conditions", "catalogs", "tasks", "episodes")  # written order
+
+SCHEMA: JSONObject = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "peeks.schema.json",
     "title": "spec/peeks.yaml: evaluation outcomes seen before freeze (written by sr run)",
@@ -43,7 +45,7 @@ SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "additionalProperties": False,
-                "required": ["run_id", "recorded_at", "agent", "conditions", "catalogs", "tasks", "episodes"],
+                "required": list(FIELDS),
                 "properties": {
                     "run_id": {"type": "string", "minLength": 1},
                     "recorded_at": {"type": "string", "minLength": 1},
@@ -59,25 +61,26 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def read_peeks(paths: ProjectPaths) -> list[dict[str, Any]]:
+def read_peeks(paths: ProjectPaths) -> list[JSONObject]:
     """The recorded evaluation runs of a draft (empty when there is no peeks.yaml)."""
     data = read_spec_data(paths, PEEKS_FILE)
     if data is None:
         return []
-    if not isinstance(data, dict) or not isinstance(data.get(KEY), list):
+    listed = data.get(KEY) if isinstance(data, dict) else None
+    if not isinstance(listed, list):
         raise SchemaRouterError(f"{paths.display('spec/' + PEEKS_FILE)}: {KEY} must be a list")
-    return [dict(entry) for entry in data[KEY] if isinstance(entry, dict)]
+    return [dict(entry) for entry in listed if isinstance(entry, dict)]
 
 
-def _scalar(value: Any) -> str:
+def _scalar(value: JSONValue) -> str:
     return json.dumps(value, ensure_ascii=False)  # JSON scalars and flow lists are plain YAML 1.2
 
 
-def render_peeks(entries: list[dict[str, Any]]) -> str:
+def render_peeks(entries: list[JSONObject]) -> str:
     lines = [HEADER.rstrip("\n"), f"{KEY}:"]
     for entry in entries:
         first = True
-        for key in SCHEMA["properties"][KEY]["items"]["required"]:
+        for key in FIELDS:
             lines.append(f"  {'- ' if first else '  '}{key}: {_scalar(entry[key])}")
             first = False
     return "\n".join(lines) + "\n"
@@ -124,7 +127,7 @@ def record_peek(
     return True
 
 
-def peek_lines(entries: list[dict[str, Any]]) -> list[str]:
+def peek_lines(entries: list[JSONObject]) -> list[str]:
     """Human lines for reports: how many evaluation runs were seen before freeze, and their ids."""
     if not entries:
         return []

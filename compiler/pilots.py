@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import UTC, datetime
-from typing import Any
 
 from compiler.chained_log import ChainedLog, append_entry, read_entries
+from runtime.core.json_value import JSONObject
 from schemarouter.project import ProjectPaths
 
 PILOTS = ChainedLog(
@@ -54,7 +54,7 @@ PILOTS = ChainedLog(
 )
 
 
-def read_pilots(paths: ProjectPaths) -> list[dict[str, Any]]:
+def read_pilots(paths: ProjectPaths) -> list[JSONObject]:
     """The recorded pilots of a draft (empty without pilots.yaml)."""
     return read_entries(paths, PILOTS)
 
@@ -65,7 +65,7 @@ def record_pilot(
     run_id: str,
     surface: str,
     surface_sha256: str,
-    scope: dict[str, Any],
+    scope: JSONObject,
     verdict: str,
     now: datetime,
     run_created_at: datetime | None = None,
@@ -94,14 +94,14 @@ def record_pilot(
     return True
 
 
-def _same_directory(entry: dict[str, Any], run_created_at: datetime | None) -> bool:
+def _same_directory(entry: JSONObject, run_created_at: datetime | None) -> bool:
     if run_created_at is None:
         return True
     created = run_created_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return str(entry.get("recorded_at", "")) >= created
 
 
-def pilot_counts(entries: list[dict[str, Any]]) -> dict[str, int]:
+def pilot_counts(entries: list[JSONObject]) -> dict[str, int]:
     """Runs per surface name (a run recorded twice, say once not terminal and once scored, counts once)."""
     runs = {(str(e.get("surface")), str(e.get("run_id"))) for e in entries}
     return dict(sorted(Counter(surface for surface, _ in runs).items()))
@@ -112,7 +112,7 @@ def counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{surface} {count}" for surface, count in counts.items())
 
 
-def pilot_lines(entries: list[dict[str, Any]]) -> list[str]:
+def pilot_lines(entries: list[JSONObject]) -> list[str]:
     """Every recorded pilot as one line (``sr freeze`` prints all of them)."""
     return [
         f"  {e['recorded_at']}  {e['surface']} (sha256 {str(e['surface_sha256'])[:12]})  run {e['run_id']}: "
