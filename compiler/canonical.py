@@ -19,13 +19,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import rfc8785
 
 from compiler.json_loader import parse_json_strict
 from compiler.yaml_loader import load_yaml_text
 from runtime.core.jcs import dumps as jcs_dumps
+from runtime.core.json_value import JSONValue
 from runtime.core.safe_json import JsonTextError, decode_utf8
 from runtime.spec_model import Digest, FileDigest
 
@@ -33,7 +33,7 @@ ITEM_ID_KEYS = ("route_id", "task_id", "id")
 ITEM_DIGEST_LENGTH = 16
 
 
-def jcs(data: Any) -> bytes:
+def jcs(data: JSONValue) -> bytes:
     """RFC 8785 canonical JSON of ``data``."""
     return jcs_dumps(data)
 
@@ -53,7 +53,7 @@ class Fingerprint:
 
     path: str
     digest: FileDigest
-    data: Any = None
+    data: JSONValue = None
     problem: str | None = None
 
     @property
@@ -61,15 +61,16 @@ class Fingerprint:
         return self.digest.canonical != "bytes-lf"
 
 
-def _parse(path: str, text: str) -> Any:
+def _parse(path: str, text: str) -> JSONValue:
     """Parse YAML, JSON or JSONL text strictly; raise ValueError with a message on failure."""
     if path.endswith(".yaml"):
         loaded = load_yaml_text(text, file=path)
         if loaded.issues:
             raise ValueError(str(loaded.issues[0]))
-        return loaded.data
+        data: JSONValue = loaded.data
+        return data
     if path.endswith(".jsonl"):
-        records = []
+        records: list[JSONValue] = []
         for number, line in enumerate(text.splitlines(), start=1):
             if line.strip():
                 try:
@@ -78,9 +79,10 @@ def _parse(path: str, text: str) -> Any:
                     raise ValueError(f"{path}:{number}:{err.column}: not valid JSON: {err.message}") from None
         return records
     try:
-        return parse_json_strict(text)
+        parsed: JSONValue = parse_json_strict(text)
     except JsonTextError as err:
         raise ValueError(f"{path}:{err.line}:{err.column}: not valid JSON: {err.message}") from None
+    return parsed
 
 
 def _kind(path: str) -> str:
@@ -133,24 +135,29 @@ def _fingerprint(raw: bytes, path: str) -> Fingerprint:
 
 def root_digest(digests: dict[str, FileDigest]) -> Digest:
     """The root hash over the sorted (path, digest) list."""
-    pairs = [[path, digests[path].digest] for path in sorted(digests)]
+    pairs: list[JSONValue] = [[path, digests[path].digest] for path in sorted(digests)]
     return Digest(algorithm="sha256", digest=sha256_hex(jcs(pairs)))
 
 
-def item_digests(data: Any) -> tuple[str, dict[str, str]] | None:
+def item_digests(data: JSONValue) -> tuple[str, dict[str, str]] | None:
     """For a catalog-like file (a list of identified records, or an object holding one), the id key and
     a short digest per item; None when the file holds no such list."""
-    candidates: list[Any] = [data] if isinstance(data, list) else []
+    candidates: list[list[JSONValue]] = [data] if isinstance(data, list) else []
     if isinstance(data, dict):
-        candidates = [data[key] for key in sorted(data) if isinstance(data[key], list)]
+        candidates = [listed for key in sorted(data) if isinstance(listed := data[key], list)]
     for items in candidates:
-        if not items or not all(isinstance(item, dict) for item in items):
+        records = [item for item in items if isinstance(item, dict)]
+        if not items or len(records) != len(items):
             continue
         for key in ITEM_ID_KEYS:
-            ids = [item.get(key) for item in items]
-            if all(isinstance(i, str) for i in ids) and len(set(ids)) == len(ids):
+            ids = [item.get(key) for item in records]
+            named = [i for i in ids if isinstance(i, str)]
+            if len(named) == len(ids) and len(set(named)) == len(named):
                 try:
-                    return key, {item[key]: sha256_hex(jcs(item))[:ITEM_DIGEST_LENGTH] for item in items}
+                    return key, {
+                        i: sha256_hex(jcs(item))[:ITEM_DIGEST_LENGTH]
+                        for i, item in zip(named, records, strict=True)
+                    }
                 except rfc8785.CanonicalizationError:
                     return None
     return None

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from compiler.canonical import jcs
+from runtime.core.json_value import JSONValue
 
 IDENTITY_KEYS = ("id", "name", "code")
 SHORT_VALUE = 80
@@ -28,13 +29,13 @@ ITEM_NOUNS = {
 }
 
 
-def short(value: Any) -> str:
+def short(value: JSONValue) -> str:
     """A value as compact JSON, cut to SHORT_VALUE characters."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(", ", ": "))
     return text if len(text) <= SHORT_VALUE else text[: SHORT_VALUE - 1] + "…"
 
 
-def _same(old: Any, new: Any) -> bool:
+def _same(old: JSONValue, new: JSONValue) -> bool:
     return jcs(old) == jcs(new)
 
 
@@ -50,14 +51,14 @@ def _identity_key(old: list[Any], new: list[Any]) -> str | None:
     return None
 
 
-def describe_changes(old: Any, new: Any, prefix: str) -> list[str]:
+def describe_changes(old: JSONValue, new: JSONValue, prefix: str) -> list[str]:
     """Every change from ``old`` to ``new``, paths starting at ``prefix`` (the file's name)."""
     lines: list[str] = []
     _diff(old, new, prefix, lines)
     return lines
 
 
-def _diff(old: Any, new: Any, path: str, lines: list[str]) -> None:
+def _diff(old: JSONValue, new: JSONValue, path: str, lines: list[str]) -> None:
     if _same(old, new):
         return
     if isinstance(old, dict) and isinstance(new, dict):
