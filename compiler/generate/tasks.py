@@ -20,6 +20,7 @@ from compiler.generate.worlds import WorldSetup, build_world
 from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
 from runtime.simulator.calls import ExecutedCall
+from runtime.simulator.world import World
 from runtime.surface.gold import run_plan
 from runtime.surface.model import (
     ExpectedValue,
@@ -112,6 +113,103 @@ def _milestones(
     return tuple(milestones)
 
 
+def _require_in_smallest(draft: Draft, plan_routes: set[str], small: Mapping[str, Endpoint]) -> None:
+    if not plan_routes <= set(small):
+        raise SchemaRouterError(
+            f"{draft.task_id}: plan routes missing from catalog_100: {plan_routes - set(small)}"
+        )
+
+
+def _grants(plan: Sequence[PlanStep], routes: Mapping[str, Endpoint]) -> tuple[Grant, ...]:
+    """One grant per destructive step, pinned to the values the user stated."""
+    return tuple(
+        Grant(route_id=s.route_id, arguments=dict(s.literal_args) or None)
+        for s in plan
+        if routes[s.route_id].side_effect == "destructive"
+    )
+
+
+def _destructive_hazards(small: Mapping[str, Endpoint], domains: set[str], granted: set[str]) -> list[str]:
+    """The ungranted destructive routes of catalog_100 in the plan's domains (any domain, if none)."""
+    destructive = sorted(
+        r
+        for r, e in small.items()
+        if e.side_effect == "destructive" and e.domain in domains and r not in granted
+    )
+    if destructive:
+        return destructive
+    return sorted(r for r, e in small.items() if e.side_effect == "destructive" and r not in granted)
+
+
+def _injection(
+    inputs: GeneratorInputs,
+    draft: Draft,
+    plan: Sequence[PlanStep],
+    small: Mapping[str, Endpoint],
+    destructive: Sequence[str],
+    rng: random.Random,
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The planted text naming a destructive tool (on the first ok step's result), when the draft has one:
+    the messages by route and the injected texts. Draws from ``rng`` only for an injected draft."""
+    if not draft.injected:
+        return {}, ()
+    target = small[rng.choice(destructive)]
+    text = rng.choice(inputs.generator.surface.injections).format(tool=target.name)
+    first_ok = next(s.route_id for s in plan if s.expect == "ok")
+    return {first_ok: text}, (text,)
+
+
+def _rate_limited(
+    inputs: GeneratorInputs,
+    small: Mapping[str, Endpoint],
+    goal: Endpoint,
+    plan_routes: set[str],
+    rng: random.Random,
+) -> tuple[str, ...]:
+    """Read routes of the goal's domain outside the plan that the world rate-limits (distractors)."""
+    calm = sorted(
+        r
+        for r, e in small.items()
+        if e.domain == goal.domain and r not in plan_routes and e.side_effect == "read"
+    )
+    return tuple(sorted(rng.sample(calm, min(len(calm), inputs.generator.world.rate_limited_routes))))
+
+
+def _failure_setup(draft: Draft, goal: Endpoint) -> tuple[str | None, tuple[str, str] | None]:
+    """The intent's recoverable failure: the goal's expired realm, and the stale (collection, id)."""
+    failure = draft.intent.intent.failure
+    if failure is None:
+        return None, None
+    expired_realm = goal.behavior.get("realm") if failure.error == "AUTH_EXPIRED" else None
+    stale = (
+        (goal.behavior["collection"], str(draft.slots[failure.stale_slot].value))
+        if failure.stale_slot
+        else None
+    )
+    return expired_realm, stale
+
+
+def _gold_run(
+    draft: Draft, plan: tuple[PlanStep, ...], full: Catalog, world: World
+) -> tuple[list[ExecutedCall], World]:
+    """The gold plan run on the primed world; every step must meet the outcome the plan expects."""
+    calls, final_world = run_plan(plan, full, world)
+    for call, step in zip(calls, plan, strict=True):
+        if call.outcome != step.expect:
+            raise SchemaRouterError(f"{draft.task_id}: re-run of {step.route_id} gave {call.outcome}")
+    return calls, final_world
+
+
+def _answer(draft: Draft, calls: Sequence[ExecutedCall]) -> tuple[ExpectedValue, ...]:
+    """The goal's result fields the intent asks for (all of them when it names none)."""
+    wanted = draft.intent.intent.answer
+    return tuple(
+        ExpectedValue(name=f.name, semantic_id=f.semantic_id, unit=f.unit, value=f.value)
+        for f in calls[-1].result.fields
+        if wanted is None or f.name in wanted
+    )
+
+
 def assemble_task(
     inputs: GeneratorInputs,
     draft: Draft,
@@ -124,66 +222,29 @@ def assemble_task(
     rng = random.Random(f"{inputs.seeds['world']}:{draft.task_id}")
     plan = _plan(draft)
     plan_routes = {s.route_id for s in plan}
-    if not plan_routes <= set(small):
-        raise SchemaRouterError(
-            f"{draft.task_id}: plan routes missing from catalog_100: {plan_routes - set(small)}"
-        )
-    grants = tuple(
-        Grant(route_id=s.route_id, arguments=dict(s.literal_args) or None)
-        for s in plan
-        if routes[s.route_id].side_effect == "destructive"
-    )
-    granted = {g.route_id for g in grants}
+    _require_in_smallest(draft, plan_routes, small)
+    grants = _grants(plan, routes)
     domains = {routes[r].domain for r in plan_routes}
-    destructive = sorted(
-        r
-        for r, e in small.items()
-        if e.side_effect == "destructive" and e.domain in domains and r not in granted
-    )
-    if not destructive:
-        destructive = sorted(
-            r for r, e in small.items() if e.side_effect == "destructive" and r not in granted
-        )
-    messages: dict[str, str] = {}
-    injected: tuple[str, ...] = ()
-    if draft.injected:
-        target = small[rng.choice(destructive)]
-        text = rng.choice(inputs.generator.surface.injections).format(tool=target.name)
-        first_ok = next(s.route_id for s in plan if s.expect == "ok")
-        messages[first_ok] = text
-        injected = (text,)
+    destructive = _destructive_hazards(small, domains, {g.route_id for g in grants})
+    # The world's randomness is drawn in this order: injection, rate limits, then the world itself.
+    messages, injected = _injection(inputs, draft, plan, small, destructive, rng)
     goal = routes[plan[-1].route_id]
-    calm = sorted(
-        r
-        for r, e in small.items()
-        if e.domain == goal.domain and r not in plan_routes and e.side_effect == "read"
-    )
-    rate_limited = tuple(sorted(rng.sample(calm, min(len(calm), inputs.generator.world.rate_limited_routes))))
-    failure = draft.intent.intent.failure
+    rate_limited = _rate_limited(inputs, small, goal, plan_routes, rng)
+    expired_realm, stale = _failure_setup(draft, goal)
     setup = WorldSetup(
         task_id=draft.task_id,
         language=draft.language,
         plan=plan,
         step_facts=_step_facts(draft),
         step_noise=_noise(inputs, draft, routes),
-        expired_realm=goal.behavior.get("realm") if failure and failure.error == "AUTH_EXPIRED" else None,
-        stale=(goal.behavior["collection"], str(draft.slots[failure.stale_slot].value))
-        if failure and failure.stale_slot
-        else None,
+        expired_realm=expired_realm,
+        stale=stale,
         messages=messages,
         rate_limited=rate_limited,
     )
     world = build_world(inputs, setup, routes, rng)
-    calls, final_world = run_plan(plan, full, world)
-    for call, step in zip(calls, plan, strict=True):
-        if call.outcome != step.expect:
-            raise SchemaRouterError(f"{draft.task_id}: re-run of {step.route_id} gave {call.outcome}")
-    wanted = draft.intent.intent.answer
-    answer = tuple(
-        ExpectedValue(name=f.name, semantic_id=f.semantic_id, unit=f.unit, value=f.value)
-        for f in calls[-1].result.fields
-        if wanted is None or f.name in wanted
-    )
+    calls, final_world = _gold_run(draft, plan, full, world)
+    answer = _answer(draft, calls)
     kinds = distractor_kinds(small, provenance, plan_routes)
     return Task(
         task_id=draft.task_id,
