@@ -189,6 +189,31 @@ def _failure_setup(draft: Draft, goal: Endpoint) -> tuple[str | None, tuple[str,
     return expired_realm, stale
 
 
+def _world_setup(
+    inputs: GeneratorInputs,
+    draft: Draft,
+    plan: tuple[PlanStep, ...],
+    routes: Mapping[str, Endpoint],
+    goal: Endpoint,
+    *,
+    messages: dict[str, str],
+    rate_limited: tuple[str, ...],
+) -> WorldSetup:
+    """What the world builder needs: the plan's facts and noise, the failure, the planted texts."""
+    expired_realm, stale = _failure_setup(draft, goal)
+    return WorldSetup(
+        task_id=draft.task_id,
+        language=draft.language,
+        plan=plan,
+        step_facts=_step_facts(draft),
+        step_noise=_noise(inputs, draft, routes),
+        expired_realm=expired_realm,
+        stale=stale,
+        messages=messages,
+        rate_limited=rate_limited,
+    )
+
+
 def _gold_run(
     draft: Draft, plan: tuple[PlanStep, ...], full: Catalog, world: World
 ) -> tuple[list[ExecutedCall], World]:
@@ -230,18 +255,7 @@ def assemble_task(
     messages, injected = _injection(inputs, draft, plan, small, destructive, rng)
     goal = routes[plan[-1].route_id]
     rate_limited = _rate_limited(inputs, small, goal, plan_routes, rng)
-    expired_realm, stale = _failure_setup(draft, goal)
-    setup = WorldSetup(
-        task_id=draft.task_id,
-        language=draft.language,
-        plan=plan,
-        step_facts=_step_facts(draft),
-        step_noise=_noise(inputs, draft, routes),
-        expired_realm=expired_realm,
-        stale=stale,
-        messages=messages,
-        rate_limited=rate_limited,
-    )
+    setup = _world_setup(inputs, draft, plan, routes, goal, messages=messages, rate_limited=rate_limited)
     world = build_world(inputs, setup, routes, rng)
     calls, final_world = _gold_run(draft, plan, full, world)
     answer = _answer(draft, calls)
