@@ -4,13 +4,13 @@ through the route graph."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 
 import networkx as nx
 
 from compiler.generate.graph import StepTemplate, build_graph, find_plan
-from compiler.generate.load import GeneratorInputs
+from compiler.generate.load import GeneratorInputs, StratumInfo
 from compiler.generate.phrasing import PhrasingError, parse_phrasing
 from compiler.generate.spec_model import IntentDef, SlotDef
 from runtime.catalog.model import Endpoint
@@ -51,6 +51,48 @@ def _check_phrasings(intent: IntentDef, languages: tuple[str, ...], file: str) -
                 )
 
 
+def _bases(endpoints: list[Endpoint], routes: set[str]) -> dict[str, str]:
+    """Route id without its version suffix -> route id, for the endpoints among ``routes``."""
+    return {e.route_id.rsplit(".v", 1)[0]: e.route_id for e in endpoints if e.route_id in routes}
+
+
+def _check_intent(
+    intent: IntentDef,
+    *,
+    seen: set[str],
+    strata: Mapping[str, StratumInfo],
+    goals: Container[str],
+    core_only: bool,
+    file: str,
+) -> None:
+    """An intent's id is new (recorded in ``seen``), its stratum known, its goal a route it may plan to."""
+    if intent.id in seen:
+        raise SchemaRouterError(f"{file}: duplicate intent {intent.id}")
+    seen.add(intent.id)
+    if intent.stratum not in strata:
+        raise SchemaRouterError(f"{file}: {intent.id}: unknown stratum {intent.stratum}")
+    if intent.goal not in goals:
+        where = "a core route" if core_only else "a route of the smallest catalog"
+        raise SchemaRouterError(f"{file}: {intent.id}: goal {intent.goal} is not {where}")
+
+
+def _slot_tables(
+    intent: IntentDef, inputs: GeneratorInputs, file: str
+) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+    """Slot -> pool, slot -> semantic ID, and semantic ID -> slot (two slots may not share one)."""
+    pools, semantics = {}, {}
+    for name, slot in intent.slots.items():
+        pools[name], semantics[name] = _slot(slot, inputs, intent)
+    by_semantic: dict[str, str] = {}
+    for name, semantic in semantics.items():
+        if semantic in by_semantic:
+            raise SchemaRouterError(
+                f"{file}: {intent.id}: slots {by_semantic[semantic]} and {name} share {semantic}"
+            )
+        by_semantic[semantic] = name
+    return pools, semantics, by_semantic
+
+
 def resolve_intents(
     inputs: GeneratorInputs,
     endpoints: list[Endpoint],
@@ -64,35 +106,18 @@ def resolve_intents(
     plan keeps it (the committed surfaces stay byte-identical); a wider graph only adds chains, so an
     intent ambiguous among the core routes stays ambiguous."""
     graph = build_graph(e for e in endpoints if e.route_id in core)
-    by_base = {e.route_id.rsplit(".v", 1)[0]: e.route_id for e in endpoints if e.route_id in core}
+    by_base = _bases(endpoints, core)
     wide_graph = None if wider is None else build_graph(e for e in endpoints if e.route_id in core | wider)
-    wide_base = {
-        e.route_id.rsplit(".v", 1)[0]: e.route_id for e in endpoints if e.route_id in core | (wider or set())
-    }
+    wide_base = _bases(endpoints, core | (wider or set()))
     strata = {s.id: s for s in inputs.strata}
+    goals = by_base.keys() | wide_base.keys()
     resolved = []
     seen: set[str] = set()
     file = inputs.intents_file
     for intent in inputs.intents:
-        if intent.id in seen:
-            raise SchemaRouterError(f"{file}: duplicate intent {intent.id}")
-        seen.add(intent.id)
-        if intent.stratum not in strata:
-            raise SchemaRouterError(f"{file}: {intent.id}: unknown stratum {intent.stratum}")
-        if intent.goal not in by_base and intent.goal not in wide_base:
-            where = "a core route" if wider is None else "a route of the smallest catalog"
-            raise SchemaRouterError(f"{file}: {intent.id}: goal {intent.goal} is not {where}")
+        _check_intent(intent, seen=seen, strata=strata, goals=goals, core_only=wider is None, file=file)
         _check_phrasings(intent, inputs.languages, file)
-        pools, semantics = {}, {}
-        for name, slot in intent.slots.items():
-            pools[name], semantics[name] = _slot(slot, inputs, intent)
-        by_semantic: dict[str, str] = {}
-        for name, semantic in semantics.items():
-            if semantic in by_semantic:
-                raise SchemaRouterError(
-                    f"{file}: {intent.id}: slots {by_semantic[semantic]} and {name} share {semantic}"
-                )
-            by_semantic[semantic] = name
+        pools, semantics, by_semantic = _slot_tables(intent, inputs, file)
         failure = (intent.failure.error, intent.failure.stale_slot) if intent.failure else None
         plan_of = functools.partial(
             find_plan,
