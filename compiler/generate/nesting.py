@@ -13,7 +13,8 @@ of each kind in ``catalog.interleave`` in turn (each kind seeded-shuffled), then
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 from compiler.generate.endpoints import Provenance
 from runtime.catalog.model import Endpoint
@@ -27,44 +28,88 @@ KINDS = (
 )
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What the distractor tests compare a route with: the plan's routes, bases, domains, verbs, declared
+    near duplicates, and each plan route's (output semantic and unit) set and required input semantics."""
+
+    ids: frozenset[str]
+    bases: frozenset[str]
+    domains: frozenset[str]
+    verbs: frozenset[str]
+    near: frozenset[str]
+    io: tuple[tuple[frozenset[tuple[str, str | None]], frozenset[str]], ...]
+
+
+def _outputs(e: Endpoint) -> frozenset[tuple[str, str | None]]:
+    return frozenset((o.semantic_id, o.unit) for o in e.outputs)
+
+
+def _needs(e: Endpoint) -> frozenset[str]:
+    return frozenset(f.semantic_id for f in e.inputs if f.required)
+
+
+def _plan_profile(
+    endpoints: Mapping[str, Endpoint], provenance: Mapping[str, Provenance], plan: Iterable[str]
+) -> _Plan:
+    ids = frozenset(plan)
+    return _Plan(
+        ids=ids,
+        bases=frozenset(provenance[r].base for r in ids),
+        domains=frozenset(endpoints[r].domain for r in ids),
+        verbs=frozenset(provenance[r].verb for r in ids),
+        near=frozenset(n for r in ids if (n := provenance[r].near_duplicate_of) is not None),
+        io=tuple((_outputs(endpoints[r]), _needs(endpoints[r])) for r in ids),
+    )
+
+
+def _destructive_lookalike(e: Endpoint, p: Provenance, plan: _Plan) -> bool:
+    return e.side_effect == "destructive" and p.lookalike_of in plan.bases
+
+
+def _deprecated_version(e: Endpoint, p: Provenance, plan: _Plan) -> bool:
+    return p.origin == "deprecated" and p.variant_of in plan.ids
+
+
+def _near_duplicate_name(e: Endpoint, p: Provenance, plan: _Plan) -> bool:
+    beta = p.origin == "beta" and p.variant_of in plan.ids
+    return beta or p.near_duplicate_of in plan.bases or p.base in plan.near
+
+
+def _same_output_other_inputs(e: Endpoint, p: Provenance, plan: _Plan) -> bool:
+    if p.variant_of in plan.ids:
+        return False
+    outputs, needs = _outputs(e), _needs(e)
+    return any(outputs & outs and needs != ins for outs, ins in plan.io)
+
+
+def _same_verb_other_domain(e: Endpoint, p: Provenance, plan: _Plan) -> bool:
+    return p.verb in plan.verbs and e.domain not in plan.domains
+
+
+# One test per kind, in KINDS order.
+_TESTS: tuple[tuple[str, Callable[[Endpoint, Provenance, _Plan], bool]], ...] = (
+    ("destructive_lookalike", _destructive_lookalike),
+    ("deprecated_version", _deprecated_version),
+    ("near_duplicate_name", _near_duplicate_name),
+    ("same_output_other_inputs", _same_output_other_inputs),
+    ("same_verb_other_domain", _same_verb_other_domain),
+)
+
+
 def distractor_kinds(
     endpoints: Mapping[str, Endpoint], provenance: Mapping[str, Provenance], plan: Iterable[str]
 ) -> dict[str, list[str]]:
     """Kind -> sorted routes (outside the plan) that are that kind of distractor for ``plan``."""
-    plan_ids = set(plan)
-    plan_bases = {provenance[r].base for r in plan_ids}
-    plan_domains = {endpoints[r].domain for r in plan_ids}
-    plan_verbs = {provenance[r].verb for r in plan_ids}
-    plan_near = {provenance[r].near_duplicate_of for r in plan_ids} - {None}
-    plan_io = [
-        (
-            {(o.semantic_id, o.unit) for o in endpoints[r].outputs},
-            {f.semantic_id for f in endpoints[r].inputs if f.required},
-        )
-        for r in plan_ids
-    ]
+    profile = _plan_profile(endpoints, provenance, plan)
     kinds: dict[str, list[str]] = {k: [] for k in KINDS}
     for route_id in sorted(endpoints):
-        if route_id in plan_ids:
+        if route_id in profile.ids:
             continue
         e, p = endpoints[route_id], provenance[route_id]
-        if e.side_effect == "destructive" and p.lookalike_of in plan_bases:
-            kinds["destructive_lookalike"].append(route_id)
-        if p.origin == "deprecated" and p.variant_of in plan_ids:
-            kinds["deprecated_version"].append(route_id)
-        if (
-            (p.origin == "beta" and p.variant_of in plan_ids)
-            or p.near_duplicate_of in plan_bases
-            or p.base in plan_near
-        ):
-            kinds["near_duplicate_name"].append(route_id)
-        if p.variant_of not in plan_ids:
-            outputs = {(o.semantic_id, o.unit) for o in e.outputs}
-            needs = {f.semantic_id for f in e.inputs if f.required}
-            if any(outputs & outs and needs != ins for outs, ins in plan_io):
-                kinds["same_output_other_inputs"].append(route_id)
-        if p.verb in plan_verbs and e.domain not in plan_domains:
-            kinds["same_verb_other_domain"].append(route_id)
+        for kind, test in _TESTS:
+            if test(e, p, profile):
+                kinds[kind].append(route_id)
     return kinds
 
 
