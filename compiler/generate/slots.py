@@ -10,18 +10,18 @@ import datetime as dt
 import random
 import string
 from dataclasses import dataclass, field
-from typing import Any
 
 from compiler.generate.load import GeneratorInputs
 from compiler.generate.spec_model import PoolDef, PoolValue
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject, JSONValue
 
 
 @dataclass(frozen=True)
 class SlotValue:
-    value: Any
+    value: JSONValue  # the literal a plan step passes (a pool's value, or the generated one)
     text: str
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: JSONObject = field(default_factory=dict)  # record fields the world stores with it
 
 
 def fill_code(pattern: str, rng: random.Random) -> str:
@@ -112,6 +112,6 @@ def draw(inputs: GeneratorInputs, pool_name: str, lang: str, rng: random.Random)
     raise SchemaRouterError(f"spec/pools.yaml: pool {pool_name!r} has nothing to draw from")
 
 
-def pool_value(inputs: GeneratorInputs, pool_name: str, lang: str, rng: random.Random) -> Any:
+def pool_value(inputs: GeneratorInputs, pool_name: str, lang: str, rng: random.Random) -> JSONValue:
     """A world-builder value from a pool (the literal value, in ``lang`` where the pool is localized)."""
     return draw(inputs, pool_name, lang, rng).value

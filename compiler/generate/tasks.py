@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from compiler.generate.endpoints import Provenance
 from compiler.generate.load import GeneratorInputs
@@ -19,6 +18,7 @@ from compiler.generate.sampling import Draft
 from compiler.generate.worlds import WorldSetup, build_world
 from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject
 from runtime.simulator.calls import ExecutedCall
 from runtime.simulator.world import World
 from runtime.surface.gold import run_plan
@@ -46,13 +46,13 @@ def _plan(draft: Draft) -> tuple[PlanStep, ...]:
 
 def _noise(
     inputs: GeneratorInputs, draft: Draft, routes: Mapping[str, Endpoint]
-) -> tuple[tuple[dict[str, Any], ...], ...]:
+) -> tuple[tuple[JSONObject, ...], ...]:
     """Per step: other values of the pools its literal match inputs came from (noise records)."""
     out = []
     for s in draft.intent.plan:
         b = routes[s.route_id].behavior
         fields = {name: fld for fld, name in {**b.get("match", {}), **b.get("contains", {})}.items()}
-        entries: list[dict[str, Any]] = []
+        entries: list[JSONObject] = []
         for input_name, slot in s.slot_inputs:
             pool = inputs.pools[draft.intent.slot_pools[slot]]
             if input_name not in fields or not pool.values:
@@ -70,7 +70,7 @@ def _noise(
     return tuple(out)
 
 
-def _step_facts(draft: Draft) -> tuple[dict[str, Any], ...]:
+def _step_facts(draft: Draft) -> tuple[JSONObject, ...]:
     return tuple(
         {k: v for _, slot in s.slot_inputs for k, v in draft.slots[slot].facts.items()}
         for s in draft.intent.plan

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -21,6 +22,7 @@ from compiler.generate.load import GeneratorInputs
 from compiler.generate.slots import fill_code, pool_value
 from runtime.catalog.model import Endpoint
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.simulator.binding import bind_arguments
 from runtime.simulator.execute import execute
 from runtime.simulator.ops import matching_records
@@ -34,8 +36,8 @@ class WorldSetup:
     task_id: str
     language: str
     plan: tuple[PlanStep, ...]
-    step_facts: tuple[dict[str, Any], ...]  # facts of the slots that feed each step's literals
-    step_noise: tuple[tuple[dict[str, Any], ...], ...]  # other pool entries for noise records
+    step_facts: tuple[JSONObject, ...]  # facts of the slots that feed each step's literals
+    step_noise: tuple[tuple[JSONObject, ...], ...]  # other pool entries for noise records
     expired_realm: str | None
     stale: tuple[str, str] | None  # (collection, stale id)
     messages: dict[str, str]
@@ -72,18 +74,23 @@ def _gen(inputs: GeneratorInputs, key: str, lang: str, rng: random.Random, today
 
 
 def make_record(
-    inputs: GeneratorInputs, collection: str, fixed: dict[str, Any], lang: str, rng: random.Random, today: str
-) -> dict[str, Any]:
+    inputs: GeneratorInputs,
+    collection: str,
+    fixed: Mapping[str, JSONValue],
+    lang: str,
+    rng: random.Random,
+    today: str,
+) -> JSONObject:
     """A record of a resource: fixed values, then facts, then each field's gen hint."""
     resource = inputs.resources[collection]
-    record: dict[str, Any] = {}
+    record: JSONObject = {}
     for key in resource.fields:
         name = field_name(inputs, key)
         record[name] = fixed[name] if name in fixed else _gen(inputs, key, lang, rng, today)
     return record
 
 
-def _id_of(inputs: GeneratorInputs, collection: str, record: dict[str, Any]) -> str:
+def _id_of(inputs: GeneratorInputs, collection: str, record: JSONObject) -> str:
     return str(record[field_name(inputs, inputs.resources[collection].id_field)])
 
 
@@ -107,8 +114,8 @@ def _prime(
         return initial, running
     today = initial.today
     id_name = field_name(inputs, inputs.resources[collection].id_field)
-    fixed: dict[str, Any] = dict(setup.step_facts[index])
-    new: list[dict[str, Any]] = []
+    fixed: JSONObject = dict(setup.step_facts[index])
+    new: list[JSONObject] = []
     if op in {"get", "update", "delete"}:
         if str(args[b["key_input"]]) in running.records(collection):
             return initial, running
