@@ -26,6 +26,7 @@ from compiler.generate.spec_model import (
 )
 from compiler.yaml_loader import load_yaml_text
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONValue
 
 GENERATOR_SPECS = ("fields", "endpoints", "pools", "intents", "generator")
 CORE_SPECS = ("experiment", "strata", "state_contract")
@@ -60,7 +61,7 @@ class GeneratorInputs:
     intents_file: str = "spec/intents.yaml"
 
 
-def _read_yaml(path: Path, *, yaml11_booleans: bool = False) -> tuple[Any, str]:
+def _read_yaml(path: Path, *, yaml11_booleans: bool = False) -> tuple[JSONValue, str]:
     """A spec file through the strict loader (its first problem is an error), and its bytes' sha256."""
     if not path.exists():
         raise SchemaRouterError(f"{path}: missing; `sr generate` needs it")
@@ -69,7 +70,7 @@ def _read_yaml(path: Path, *, yaml11_booleans: bool = False) -> tuple[Any, str]:
     return data, hashlib.sha256(raw).hexdigest()
 
 
-def parse_yaml_bytes(raw: bytes, *, display: str, yaml11_booleans: bool = False) -> Any:
+def parse_yaml_bytes(raw: bytes, *, display: str, yaml11_booleans: bool = False) -> JSONValue:
     """YAML bytes through the strict loader; every problem at once, as one error."""
     try:
         text = raw.decode("utf-8")
@@ -78,7 +79,8 @@ def parse_yaml_bytes(raw: bytes, *, display: str, yaml11_booleans: bool = False)
     loaded = load_yaml_text(text, file=display, yaml11_booleans=yaml11_booleans)
     if loaded.issues:
         raise SchemaRouterError("\n".join(str(issue) for issue in loaded.issues))
-    return loaded.data
+    data: JSONValue = loaded.data  # the strict loader's plain data
+    return data
 
 
 SCALAR_READING_LEGACY = "yaml-1.1-booleans"
@@ -92,7 +94,7 @@ def legacy_booleans(spec_dir: Path) -> bool:
     return not (isinstance(data, dict) and data.get("scalar_reading") == SCALAR_READING_CORE)
 
 
-def validate_against(schema_path: Path, data: Any, *, display: str) -> None:
+def validate_against(schema_path: Path, data: JSONValue, *, display: str) -> None:
     """Check ``data`` against the JSON Schema at ``schema_path``; the first 20 errors, one line each."""
     if not schema_path.is_file():
         raise SchemaRouterError(f"{schema_path}: missing schema for {display}")
@@ -109,7 +111,7 @@ def validate_against(schema_path: Path, data: Any, *, display: str) -> None:
         )
 
 
-def _validate(spec_dir: Path, name: str, data: Any) -> None:
+def _validate(spec_dir: Path, name: str, data: JSONValue) -> None:
     validate_against(spec_dir / "schema" / f"{name}.schema.json", data, display=f"spec/{name}.yaml")
 
 

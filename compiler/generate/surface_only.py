@@ -22,7 +22,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from compiler.generate.endpoints import Provenance
 from compiler.generate.intents import resolve_intents
@@ -43,6 +43,7 @@ from runtime.catalog.model import Catalog
 from runtime.core import limits
 from runtime.core.atomic_write import write_bytes_atomic
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONValue
 from runtime.core.progress import Progress, announce, counted
 from runtime.documents import (
     UserDocument,
@@ -87,7 +88,7 @@ def _rel(root: Path, path: Path) -> str:
         return path.as_posix()
 
 
-def read_yaml_file(path: Path, *, display: str) -> Any:
+def read_yaml_file(path: Path, *, display: str) -> JSONValue:
     """A YAML file through the strict loader (YAML 1.2 core); every problem at once."""
     if not path.is_file():
         raise SchemaRouterError(f"{display}: missing")
@@ -345,6 +346,20 @@ def named_surface_out_dir(root: Path, name: str, experiment: str | None) -> Path
     return root / "catalogs" / SURFACES_DIR / name / experiment
 
 
+class _SurfaceSeeds(TypedDict):
+    surface: int
+    world: int
+
+
+class _SurfaceFile(TypedDict):
+    """``spec/_surfaces/<name>/surface.yaml`` as its schema (``surface.schema.json``) has it."""
+
+    name: str
+    purpose: str
+    task_tag: str
+    seeds: _SurfaceSeeds
+
+
 def load_named_surface(root: Path, name: str = DEV_SURFACE) -> SurfaceSettings:
     """The settings of ``spec/_surfaces/<name>/surface.yaml`` (schema-validated)."""
     spec_dir = named_surface_spec_dir(root, name)
@@ -353,13 +368,14 @@ def load_named_surface(root: Path, name: str = DEV_SURFACE) -> SurfaceSettings:
         raise SchemaRouterError(f"{shown}: no surface named {name!r}")
     data = read_yaml_file(spec_dir / "surface.yaml", display=shown)
     validate_against(spec_dir / "schema" / "surface.schema.json", data, display=shown)
+    surface = cast(_SurfaceFile, data)  # the schema above holds it to this shape
     pools = spec_dir / "pools.yaml"
     return SurfaceSettings(
-        name=data["name"],
+        name=surface["name"],
         intents=spec_dir / "intents.yaml",
         pools=pools if pools.is_file() else None,
-        seeds={"surface": int(data["seeds"]["surface"]), "world": int(data["seeds"]["world"])},
-        tag=data["task_tag"],
+        seeds={"surface": int(surface["seeds"]["surface"]), "world": int(surface["seeds"]["world"])},
+        tag=surface["task_tag"],
         schema_dir=spec_dir / "schema",
     )
 
