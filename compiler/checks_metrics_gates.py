@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any, Final, Literal, TypedDict
 
 from compiler.issues import SpecIssue
 from compiler.protocol_file import protocol_of
@@ -35,7 +35,13 @@ def _condition_ids(view: SpecView) -> list[str]:
     return [c["id"] for c in view.data("conditions")["conditions"]]
 
 
-def applies_to(metric: dict[str, Any], condition_ids: list[str]) -> list[str]:
+class MetricScope(TypedDict):
+    """What ``applies_to`` reads of a metric of metrics.yaml: "all" or the condition ids."""
+
+    applies_to: Literal["all"] | list[str]
+
+
+def applies_to(metric: MetricScope, condition_ids: list[str]) -> list[str]:
     """The conditions a metric is defined for ("all" resolved)."""
     value = metric["applies_to"]
     return list(condition_ids) if value == "all" else list(value)

@@ -10,10 +10,10 @@ must name a registered strategy with parameters that fit it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from compiler.issues import SpecIssue
-from compiler.protocol_file import protocol_of
+from compiler.protocol_file import RefreshVariants, protocol_of
 from compiler.semantic_view import SpecView
 from runtime.core.errors import SchemaRouterError
 from runtime.exposure.registry import get_policy
@@ -34,14 +34,30 @@ PROBLEMS: Final[dict[str, str]] = {
 _MODE_OF = {"cap": "add", "keep": "replace_keep"}
 
 
-def rule_phrases(refresh: dict[str, Any], default_mode: str | None) -> list[str]:
+class KeepWords(TypedDict, total=False):
+    """The parts of a refresh's ``keep`` a description must state (conditions.yaml)."""
+
+    original_top: int
+    last_attempted: bool
+
+
+class RefreshWords(TypedDict, total=False):
+    """The parts of a condition's ``refresh`` whose non-default values a description must state."""
+
+    mode: str
+    cap: int | None
+    keep: KeepWords | None
+    cursor: bool
+
+
+def rule_phrases(refresh: RefreshWords, default_mode: str | None) -> list[str]:
     """The words a description must contain for each non-default rule of ``refresh``."""
     phrases = []
     if refresh.get("mode") != default_mode:
         phrases.append(f"mode {refresh['mode']}")
     if refresh.get("cap") is not None:
         phrases.append(f"cap {refresh['cap']}")
-    keep = refresh.get("keep") or {}
+    keep: KeepWords = refresh.get("keep") or {}
     if keep.get("original_top"):
         phrases.append(f"keep top {keep['original_top']}")
     if keep.get("last_attempted"):
@@ -62,7 +78,7 @@ def check_refresh_variants(view: SpecView) -> Iterator[SpecIssue]:
     """Each variant a condition uses is allowed by the protocol, fits its mode, and is described."""
     protocol = protocol_of(view)
     for index, condition in enumerate(view.data(NAME)["conditions"]):
-        refresh = condition.get("refresh")
+        refresh: RefreshWords | None = condition.get("refresh")  # conditions.yaml passed its schema
         if not isinstance(refresh, dict):
             continue
         where = ("conditions", index, "refresh")
@@ -88,9 +104,9 @@ def _protocol_issues(
     view: SpecView,
     where: tuple[str, int, str],
     condition_id: str,
-    refresh: dict[str, Any],
+    refresh: RefreshWords,
     default: str | None,
-    allowed: dict[str, Any],
+    allowed: RefreshVariants,
 ) -> Iterator[SpecIssue]:
     modes = [default, *allowed.get("modes", [])]
     if default is not None and refresh["mode"] not in modes:

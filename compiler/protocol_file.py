@@ -7,9 +7,10 @@ each value. Nothing here holds a value of any experiment: it only gives the file
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypedDict
 
 from compiler.issues import SpecIssue
 from compiler.semantic_view import SpecView
@@ -24,6 +25,43 @@ PROBLEMS: Final[dict[str, str]] = {
 }
 
 NAME = "protocol"
+
+
+class ProtocolStratum(TypedDict):
+    id: str
+    quote: str
+
+
+class ProtocolSurface(TypedDict):
+    """``surface`` of protocol.yaml (its schema requires every key)."""
+
+    total_tasks: int
+    strata_count: int
+    language_count: int
+    tasks_per_cell: int
+    strata: list[ProtocolStratum]
+    quote: str
+
+
+class ProtocolBootstrap(TypedDict):
+    """``bootstrap`` of protocol.yaml (``reading`` is optional)."""
+
+    method: str
+    strata: list[str]
+    iterations: int
+    seed: int
+    confidence: float
+    quote: str
+
+
+class RefreshVariants(TypedDict, total=False):
+    """``conditions.variants[<condition>]`` of protocol.yaml: the refresh variants allowed beside the policy
+    kind's default mode (the schema leaves the object open; these are the keys the checks read)."""
+
+    modes: list[str]
+    max_cap: int
+    cursor: bool
+    keep: bool
 
 
 @dataclass(frozen=True)
@@ -45,16 +83,18 @@ class Protocol:
         return list(self.data["catalogs"]["sizes"])
 
     @property
-    def surface(self) -> dict[str, Any]:
-        return dict(self.data["surface"])
+    def surface(self) -> ProtocolSurface:
+        surface: ProtocolSurface = copy.copy(self.data["surface"])
+        return surface
 
     @property
     def stratum_ids(self) -> list[str]:
         return [s["id"] for s in self.data["surface"]["strata"]]
 
     @property
-    def bootstrap(self) -> dict[str, Any]:
-        return dict(self.data["bootstrap"])
+    def bootstrap(self) -> ProtocolBootstrap:
+        bootstrap: ProtocolBootstrap = copy.copy(self.data["bootstrap"])
+        return bootstrap
 
     @property
     def query_item(self) -> str:
@@ -90,10 +130,12 @@ class Protocol:
         binds = self.data["conditions"].get("binds") or {}
         return None if limit not in binds else list(binds[limit])
 
-    def variants_of(self, condition_id: str) -> dict[str, Any]:
+    def variants_of(self, condition_id: str) -> RefreshVariants:
         """The refresh variants the protocol allows ``condition_id`` (``conditions.variants``); empty:
         only its policy kind's default mode, no cursor, no keep, no cap (0.14)."""
-        return dict((self.data["conditions"].get("variants") or {}).get(condition_id) or {})
+        found = (self.data["conditions"].get("variants") or {}).get(condition_id)
+        variants: RefreshVariants = copy.copy(found) if found else {}
+        return variants
 
     @property
     def metric_ids(self) -> list[str]:

@@ -39,6 +39,7 @@ from referencing.exceptions import Unresolvable
 
 from compiler.issues import SpecIssue
 from compiler.yaml_loader import LoadedDocument, PathKey
+from runtime.core.json_value import JSONObject
 from runtime.core.safe_json import has_surrogate, without_surrogates
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
@@ -289,7 +290,7 @@ def check_schema(schema: LoadedDocument) -> list[SpecIssue]:
     return schema_rules(schema)
 
 
-def validate_document(document: LoadedDocument, schema: dict[str, Any]) -> list[SpecIssue]:
+def validate_document(document: LoadedDocument, schema: JSONObject) -> list[SpecIssue]:
     """Every schema violation in ``document``, each at its position. ``schema`` passed check_schema."""
     key = _content_key("document", schema, document.data)
     if _known_clean(key):
@@ -300,7 +301,7 @@ def validate_document(document: LoadedDocument, schema: dict[str, Any]) -> list[
     return issues
 
 
-def _violations(document: LoadedDocument, schema: dict[str, Any]) -> list[SpecIssue]:
+def _violations(document: LoadedDocument, schema: JSONObject) -> list[SpecIssue]:
     validator = _Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER, registry=Registry())
     issues: list[SpecIssue] = []
     try:

@@ -6,12 +6,13 @@ so it can rely on their shapes. Its problems carry file:line:col like every othe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from compiler.issues import SpecIssue, format_path
 from compiler.yaml_loader import LoadedDocument, PathKey
+from runtime.core.json_value import JSONValue
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
 PROBLEMS: Final[dict[str, str]] = {
@@ -47,10 +48,15 @@ class RegisteredCheck:
 
 
 def duplicates(
-    view: SpecView, name: str, list_path: PathKey, items: list[dict[str, Any]], key: str, what: str
+    view: SpecView,
+    name: str,
+    list_path: PathKey,
+    items: Sequence[Mapping[str, JSONValue]],
+    key: str,
+    what: str,
 ) -> list[SpecIssue]:
-    """A problem for every item whose ``key`` repeats an earlier item's."""
-    seen: dict[Any, int] = {}
+    """A problem for every item whose ``key`` repeats an earlier item's (the schema makes it a scalar)."""
+    seen: dict[JSONValue, int] = {}
     issues = []
     for index, item in enumerate(items):
         value = item.get(key)

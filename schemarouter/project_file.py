@@ -12,6 +12,7 @@ from importlib import resources
 from pathlib import Path
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject
 from schemarouter.project import PROJECT_FILE
 
 
@@ -22,9 +23,9 @@ class ProjectFile:
     default_experiment: str
 
 
-def project_schema() -> dict[str, object]:
+def project_schema() -> JSONObject:
     text = resources.files("compiler").joinpath("schemas/project.schema.json").read_text("utf-8")
-    schema: dict[str, object] = json.loads(text)
+    schema: JSONObject = json.loads(text)
     return schema
 
 
