@@ -10,20 +10,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from compiler.generate.endpoints import build_all
+from compiler.generate.endpoints import Provenance, build_all
 from compiler.generate.intents import resolve_intents
 from compiler.generate.load import GeneratorInputs, load_inputs
 from compiler.generate.nesting import distractor_kinds, nesting_order
 from compiler.generate.sampling import sample_drafts
 from compiler.generate.tasks import assemble_task
 from runtime.catalog.io import dump_catalog
-from runtime.catalog.model import Catalog
+from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONValue
 from runtime.core.progress import Progress, announce, counted
 from runtime.surface.io import SURFACE_FILE, dump_surface
 from runtime.surface.model import Task
@@ -39,7 +40,7 @@ class Generated:
     tasks: list[Task]
 
 
-def _json(data: Any) -> str:
+def _json(data: JSONValue) -> str:
     return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
 
 
@@ -92,7 +93,7 @@ def generate(project: ProjectPaths, *, progress: Progress | None = None) -> Gene
     return Generated(files=files, catalogs=catalogs, tasks=tasks)
 
 
-def _check_queries(tasks: list[Task], endpoints: list[Any]) -> None:
+def _check_queries(tasks: list[Task], endpoints: Sequence[Endpoint]) -> None:
     names = [(e.route_id.casefold(), e.name.casefold()) for e in endpoints]
     seen: dict[str, str] = {}
     for t in tasks:
@@ -106,7 +107,11 @@ def _check_queries(tasks: list[Task], endpoints: list[Any]) -> None:
 
 
 def _provenance(
-    inputs: GeneratorInputs, by_route: Mapping[str, Any], provenance: Any, required: Any, order: Any
+    inputs: GeneratorInputs,
+    by_route: Mapping[str, Endpoint],
+    provenance: Mapping[str, Provenance],
+    required: set[str],
+    order: list[str],
 ) -> dict[str, Any]:
     kinds = distractor_kinds(by_route, provenance, required)
     first_size = {}

@@ -22,10 +22,10 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import TypedDict, cast
 
 from compiler.generate.endpoints import Provenance
-from compiler.generate.intents import resolve_intents
+from compiler.generate.intents import ResolvedIntent, resolve_intents
 from compiler.generate.load import (
     GeneratorInputs,
     load_inputs,
@@ -224,7 +224,7 @@ def _committed_provenance(project: ProjectPaths) -> dict[str, Provenance]:
     }
 
 
-def _require_in_smallest(resolved: list[Any], smallest: Catalog, shown: str) -> None:
+def _require_in_smallest(resolved: list[ResolvedIntent], smallest: Catalog, shown: str) -> None:
     routes = set(smallest.by_route())
     for ri in resolved:
         for step in ri.plan:
