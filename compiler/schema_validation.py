@@ -39,7 +39,7 @@ from referencing.exceptions import Unresolvable
 
 from compiler.issues import SpecIssue
 from compiler.yaml_loader import LoadedDocument, PathKey
-from runtime.core.json_value import JSONObject
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.core.safe_json import has_surrogate, without_surrogates
 
 # The problems this module reports, by stable code (tests/cases/validation/<code>.yaml shows each).
@@ -153,9 +153,9 @@ def _shorten(message: str) -> str:
     return f"{message[: 2 * MAX_SHOWN]}... ({len(message)} characters)"
 
 
-def _subschemas(node: Any, path: PathKey) -> Iterator[tuple[dict[str, Any], PathKey]]:
+def _subschemas(node: JSONValue, path: PathKey) -> Iterator[tuple[JSONObject, PathKey]]:
     """Every (sub)schema object of a schema, with its path; data keywords are not descended into."""
-    stack: list[tuple[Any, PathKey]] = [(node, path)]
+    stack: list[tuple[JSONValue, PathKey]] = [(node, path)]
     while stack:
         current, where = stack.pop()
         if not isinstance(current, dict):
@@ -172,7 +172,7 @@ def _subschemas(node: Any, path: PathKey) -> Iterator[tuple[dict[str, Any], Path
                 stack.extend((inner, (*where, key, i)) for i, inner in enumerate(value))
 
 
-def _resolves(root: Any, ref: str) -> bool:
+def _resolves(root: JSONValue, ref: str) -> bool:
     target = root
     pointer = unquote(ref[1:])
     if not pointer:
@@ -188,52 +188,50 @@ def _resolves(root: Any, ref: str) -> bool:
     return isinstance(target, dict | bool)
 
 
+def _ref_issues(schema: LoadedDocument, node: JSONObject, where: PathKey) -> Iterator[SpecIssue]:
+    """A ``$ref``/``$dynamicRef`` must point inside the schema (``#/...``) and resolve there."""
+    for key in ("$ref", "$dynamicRef"):
+        ref = node.get(key)
+        if not isinstance(ref, str):
+            continue
+        if not (ref == "#" or ref.startswith("#/")):
+            yield schema.issue(
+                (*where, key),
+                f"{key} {_short(ref)} points outside this schema; only refs within it (#/...) "
+                "are allowed, and nothing is retrieved",
+                code="SV101",
+            )
+        elif not _resolves(schema.data, ref):
+            yield schema.issue(
+                (*where, key), f"{key} {_short(ref)} does not resolve in this schema", code="SV102"
+            )
+
+
+def _pattern_issues(schema: LoadedDocument, node: JSONObject, where: PathKey) -> Iterator[SpecIssue]:
+    """Every ``pattern`` and ``patternProperties`` key must be a usable RE2 pattern."""
+    if isinstance(pattern := node.get("pattern"), str) and (problem := pattern_problem(pattern)):
+        yield schema.issue((*where, "pattern"), problem, code="SV104")
+    if isinstance(patterns := node.get("patternProperties"), dict):
+        for key in patterns:
+            if problem := pattern_problem(key):
+                yield schema.issue((*where, "patternProperties", key), problem, at_key=True, code="SV105")
+
+
 def schema_rules(schema: LoadedDocument) -> list[SpecIssue]:
     """The project's rules for a schema that passed the meta-schema: usable patterns, local refs."""
     issues: list[SpecIssue] = []
     uses_unevaluated = uses_pattern_properties = False
     for node, where in _subschemas(schema.data, ()):
-        for key in ("$ref", "$dynamicRef"):
-            ref = node.get(key)
-            if not isinstance(ref, str):
-                continue
-            if not (ref == "#" or ref.startswith("#/")):
-                issues.append(
-                    schema.issue(
-                        (*where, key),
-                        f"{key} {_short(ref)} points outside this schema; only refs within it (#/...) "
-                        "are allowed, and nothing is retrieved",
-                        code="SV101",
-                    )
-                )
-            elif not _resolves(schema.data, ref):
-                issues.append(
-                    schema.issue(
-                        (*where, key), f"{key} {_short(ref)} does not resolve in this schema", code="SV102"
-                    )
-                )
+        issues.extend(_ref_issues(schema, node, where))
         if where and isinstance(node.get("$id"), str):
             issues.append(
                 schema.issue(
                     (*where, "$id"), "$id is allowed only at the top of a schema", at_key=True, code="SV103"
                 )
             )
-        if isinstance(node.get("pattern"), str):
-            problem = pattern_problem(node["pattern"])
-            if problem:
-                issues.append(schema.issue((*where, "pattern"), problem, code="SV104"))
-        if isinstance(node.get("patternProperties"), dict):
-            uses_pattern_properties = True
-            for pattern in node["patternProperties"]:
-                problem = pattern_problem(pattern)
-                if problem:
-                    issues.append(
-                        schema.issue(
-                            (*where, "patternProperties", pattern), problem, at_key=True, code="SV105"
-                        )
-                    )
-        if "unevaluatedProperties" in node:
-            uses_unevaluated = True
+        issues.extend(_pattern_issues(schema, node, where))
+        uses_pattern_properties |= isinstance(node.get("patternProperties"), dict)
+        uses_unevaluated |= "unevaluatedProperties" in node
     if uses_unevaluated and uses_pattern_properties:
         issues.append(
             schema.issue(
