@@ -41,6 +41,12 @@ class MetricScope(TypedDict):
     applies_to: Literal["all"] | list[str]
 
 
+class _NamedScope(MetricScope):
+    """A metric's id beside its scope (messages name it)."""
+
+    id: str
+
+
 def applies_to(metric: MetricScope, condition_ids: list[str]) -> list[str]:
     """The conditions a metric is defined for ("all" resolved)."""
     value = metric["applies_to"]
@@ -120,39 +126,57 @@ def check_gate_criteria(view: SpecView) -> Iterator[SpecIssue]:
             )
     for index, criterion in enumerate(criteria):
         where = ("criteria", index)
-        metric = metrics.get(criterion["metric"])
-        if metric is None:
-            yield view.issue(
-                "gates", (*where, "metric"), f"unknown metric {criterion['metric']!r}", code="MG108"
-            )
-        else:
-            covered = applies_to(metric, condition_ids)
-            compared = {
-                "difference": [gates["treatment"], gates["comparator"]],
-                "treatment": [gates["treatment"]],
-                "all_conditions": condition_ids,
-            }[criterion["compare"]]
-            for condition_id in compared:
-                if condition_id not in covered:
-                    yield view.issue(
-                        "gates",
-                        (*where, "metric"),
-                        f"metric {metric['id']!r} does not apply to {condition_id!r}, "
-                        f"which compare={criterion['compare']} needs",
-                        code="MG109",
-                    )
+        yield from _metric_coverage(view, where, criterion, metrics.get(criterion["metric"]), condition_ids)
         yield from _check_statistic(view, where, criterion)
-        fixed = expected.get(criterion["code"])
-        if fixed is None:
-            continue
-        for key, value in zip(("metric", "operator", "threshold"), fixed, strict=True):
-            if criterion[key] != value:
-                yield view.issue(
-                    "gates",
-                    (*where, key),
-                    f"{criterion[key]!r} differs from the protocol's {value!r}",
-                    code="MG110",
-                )
+        yield from _protocol_values(view, where, criterion, expected.get(criterion["code"]))
+
+
+def _metric_coverage(
+    view: SpecView,
+    where: tuple[str | int, ...],
+    criterion: dict[str, Any],
+    metric: _NamedScope | None,
+    condition_ids: list[str],
+) -> Iterator[SpecIssue]:
+    """The criterion's metric is defined and applies to every condition its ``compare`` needs."""
+    if metric is None:
+        yield view.issue("gates", (*where, "metric"), f"unknown metric {criterion['metric']!r}", code="MG108")
+        return
+    gates = view.data("gates")
+    covered = applies_to(metric, condition_ids)
+    compared = {
+        "difference": [gates["treatment"], gates["comparator"]],
+        "treatment": [gates["treatment"]],
+        "all_conditions": condition_ids,
+    }[criterion["compare"]]
+    for condition_id in compared:
+        if condition_id not in covered:
+            yield view.issue(
+                "gates",
+                (*where, "metric"),
+                f"metric {metric['id']!r} does not apply to {condition_id!r}, "
+                f"which compare={criterion['compare']} needs",
+                code="MG109",
+            )
+
+
+def _protocol_values(
+    view: SpecView,
+    where: tuple[str | int, ...],
+    criterion: dict[str, Any],
+    fixed: tuple[str, str, float] | None,
+) -> Iterator[SpecIssue]:
+    """A criterion the protocol names has the protocol's metric, operator and threshold."""
+    if fixed is None:
+        return
+    for key, value in zip(("metric", "operator", "threshold"), fixed, strict=True):
+        if criterion[key] != value:
+            yield view.issue(
+                "gates",
+                (*where, key),
+                f"{criterion[key]!r} differs from the protocol's {value!r}",
+                code="MG110",
+            )
 
 
 def _check_statistic(

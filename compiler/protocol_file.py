@@ -157,6 +157,13 @@ def check_protocol_coherent(view: SpecView) -> Iterator[SpecIssue]:
     """The protocol agrees with itself: treatment and comparator are its conditions, its gate's metrics
     are its metrics, its strata count is its strata, its cells multiply to its total."""
     protocol = protocol_of(view)
+    yield from _condition_references(view, protocol)
+    yield from _gate_metrics(view, protocol)
+    yield from _surface_counts(view, protocol)
+
+
+def _condition_references(view: SpecView, protocol: Protocol) -> Iterator[SpecIssue]:
+    """Treatment, comparator, the conditions each limit binds and those with variants are its conditions."""
     for key in ("treatment", "comparator"):
         if getattr(protocol, key) not in protocol.condition_ids:
             yield view.issue(
@@ -184,6 +191,9 @@ def check_protocol_coherent(view: SpecView) -> Iterator[SpecIssue]:
                 at_key=True,
                 code="PR105",
             )
+
+
+def _gate_metrics(view: SpecView, protocol: Protocol) -> Iterator[SpecIssue]:
     for index, criterion in enumerate(protocol.data["gate"]["criteria"]):
         if criterion["metric"] not in protocol.metric_ids:
             yield view.issue(
@@ -192,6 +202,10 @@ def check_protocol_coherent(view: SpecView) -> Iterator[SpecIssue]:
                 f"{criterion['metric']!r} is not in metrics.ids",
                 code="PR102",
             )
+
+
+def _surface_counts(view: SpecView, protocol: Protocol) -> Iterator[SpecIssue]:
+    """The strata count is the strata listed; the cells multiply to the total."""
     surface = protocol.surface
     if len(protocol.stratum_ids) != surface["strata_count"]:
         yield view.issue(
