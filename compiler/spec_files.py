@@ -7,6 +7,7 @@ without a spec file, a ``.yml`` file, YAML outside the top of ``spec/``, or a mi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -59,61 +60,62 @@ def load_spec_set(paths: ProjectPaths) -> SpecSet:
         return found
     for path in sorted(spec_dir.rglob("*")):
         rel = relative(paths, path)
-        if path.is_symlink():
-            found.issues.append(SpecIssue(rel, Position(1, 1), (), "a symlink; spec files are plain files"))
-            continue
-        if not path.is_file() or path.suffix not in (".yaml", ".yml"):
-            continue
-        if path.name.startswith("."):
-            found.issues.append(
-                SpecIssue(rel, Position(1, 1), (), "a hidden spec file; give it a visible name or remove it")
-            )
-        elif path.suffix == ".yml":
-            found.issues.append(SpecIssue(rel, Position(1, 1), (), "spec files end in .yaml, not .yml"))
-        elif path.parent != spec_dir:
-            found.issues.append(
-                SpecIssue(
-                    rel, Position(1, 1), (), f"spec files live directly in {relative(paths, spec_dir)}/"
-                )
-            )
-        else:
+        problem = _placement_problem(paths, path)
+        if problem is not None:
+            found.issues.append(SpecIssue(rel, Position(1, 1), (), problem))
+        elif path.is_file() and path.suffix == ".yaml":
             found.documents[path.stem] = _load(path, rel, yaml=True)
     schema_files = sorted(schema_dir.glob(f"*{SCHEMA_SUFFIX}")) if schema_dir.is_dir() else []
     for path in schema_files:
         found.schemas[path.name[: -len(SCHEMA_SUFFIX)]] = _load(path, relative(paths, path), yaml=False)
-    for name in sorted(found.documents):
-        if name not in found.schemas:
-            found.issues.append(
-                SpecIssue(
-                    relative(paths, spec_dir / f"{name}.yaml"),
-                    Position(1, 1),
-                    (),
-                    f"no schema: every spec file needs {relative(paths, schema_dir)}/{name}{SCHEMA_SUFFIX}",
-                )
-            )
-    for name in sorted(found.schemas):
-        if name not in found.documents:
-            found.issues.append(
-                SpecIssue(
-                    relative(paths, schema_dir / f"{name}{SCHEMA_SUFFIX}"),
-                    Position(1, 1),
-                    (),
-                    f"schema without a spec file: {relative(paths, spec_dir)}/{name}.yaml does not exist",
-                )
-            )
-    for name in CORE_SPEC_NAMES:
-        if name not in found.documents:
-            found.issues.append(
-                SpecIssue(
-                    relative(paths, spec_dir / f"{name}.yaml"),
-                    Position(1, 1),
-                    (),
-                    "missing: every experiment has this spec file",
-                )
-            )
+    found.issues.extend(_pairing_issues(paths, found))
     for document in [*found.documents.values(), *found.schemas.values()]:
         found.issues.extend(document.issues)
     return found
+
+
+def _placement_problem(paths: ProjectPaths, path: Path) -> str | None:
+    """Why a path under spec/ cannot be a spec file (None: a spec file, or not a YAML file at all)."""
+    if path.is_symlink():
+        return "a symlink; spec files are plain files"
+    if not path.is_file() or path.suffix not in (".yaml", ".yml"):
+        return None
+    if path.name.startswith("."):
+        return "a hidden spec file; give it a visible name or remove it"
+    if path.suffix == ".yml":
+        return "spec files end in .yaml, not .yml"
+    if path.parent != paths.spec_dir:
+        return f"spec files live directly in {relative(paths, paths.spec_dir)}/"
+    return None
+
+
+def _pairing_issues(paths: ProjectPaths, found: SpecSet) -> Iterator[SpecIssue]:
+    """Every spec file has its schema and every schema its spec file; the core spec files exist."""
+    spec_dir, schema_dir = paths.spec_dir, paths.schema_dir
+    for name in sorted(found.documents):
+        if name not in found.schemas:
+            yield SpecIssue(
+                relative(paths, spec_dir / f"{name}.yaml"),
+                Position(1, 1),
+                (),
+                f"no schema: every spec file needs {relative(paths, schema_dir)}/{name}{SCHEMA_SUFFIX}",
+            )
+    for name in sorted(found.schemas):
+        if name not in found.documents:
+            yield SpecIssue(
+                relative(paths, schema_dir / f"{name}{SCHEMA_SUFFIX}"),
+                Position(1, 1),
+                (),
+                f"schema without a spec file: {relative(paths, spec_dir)}/{name}.yaml does not exist",
+            )
+    for name in CORE_SPEC_NAMES:
+        if name not in found.documents:
+            yield SpecIssue(
+                relative(paths, spec_dir / f"{name}.yaml"),
+                Position(1, 1),
+                (),
+                "missing: every experiment has this spec file",
+            )
 
 
 def _load(path: Path, rel: str, *, yaml: bool) -> LoadedDocument:
