@@ -92,9 +92,10 @@ def freeze_project(
     with lock_guard(paths):
         previous = read_lock(paths.lock_file, display=display)
         fingerprints = current_fingerprints(paths)
+        changes: list[str] = []
         if previous is not None:
-            report = verify_project(paths, current=fingerprints)
-            if report.clean:
+            drift = _changes_since(paths, previous, fingerprints)
+            if drift is None:  # nothing changed: the lock stays as it is
                 return FreezeResult(
                     lock=previous,
                     written=False,
@@ -102,23 +103,8 @@ def freeze_project(
                     display=display,
                     records=_records(paths, shown_empty=False),
                 )
-            changes = report.drift_lines()
-            if report.lock_problems:
-                raise SchemaRouterError(
-                    "\n".join([*report.drift_lines()[: len(report.lock_problems)], "nothing was frozen."])
-                )
-            if previous.scoring_started is not None:
-                raise SchemaRouterError(_refusal(previous, changes, display))
-        else:
-            changes = []
-        broken = record_problems(paths)
-        if broken:
-            raise SchemaRouterError("\n".join([*broken, "nothing was frozen."]))
-        validated = validate_project(paths)
-        require_declared_deviations(paths, validated, fingerprints)
-        problems = [f.problem for f in fingerprints.values() if f.problem]
-        if problems:
-            raise SchemaRouterError("\n".join([*problems, "nothing was frozen."]))
+            changes = drift
+        _require_freezable(paths, fingerprints)
         lock = _build_lock(
             paths,
             fingerprints,
@@ -128,18 +114,52 @@ def freeze_project(
             preflight=preflight,
         )
         write_lock(paths.lock_file, lock)
-        frozen = {paths.display(p) for p in lock.files}
-        dirs = [d.relative_to(paths.root).as_posix() for d in (paths.spec_dir, paths.catalogs_dir)]
-        pending = [p for p in uncommitted_paths(paths.root, *dirs) if p in frozen]
         return FreezeResult(
             lock=read_lock(paths.lock_file, display=display) or lock,
             written=True,
             previous_root=str(previous.root) if previous else None,
             changes=changes,
-            uncommitted=pending,
+            uncommitted=_uncommitted(paths, lock),
             display=display,
             records=_records(paths, shown_empty=True),
         )
+
+
+def _changes_since(
+    paths: ProjectPaths, previous: FreezeLock, fingerprints: dict[str, Fingerprint]
+) -> list[str] | None:
+    """The drift lines since the previous freeze (None: nothing changed); refused when the lock itself is
+    inconsistent or scoring has started."""
+    report = verify_project(paths, current=fingerprints)
+    if report.clean:
+        return None
+    changes = report.drift_lines()
+    if report.lock_problems:
+        raise SchemaRouterError(
+            "\n".join([*report.drift_lines()[: len(report.lock_problems)], "nothing was frozen."])
+        )
+    if previous.scoring_started is not None:
+        raise SchemaRouterError(_refusal(previous, changes, paths.lock_display))
+    return changes
+
+
+def _require_freezable(paths: ProjectPaths, fingerprints: dict[str, Fingerprint]) -> None:
+    """The run records' chains hold, the specs validate, every deviation is declared, every file parses."""
+    broken = record_problems(paths)
+    if broken:
+        raise SchemaRouterError("\n".join([*broken, "nothing was frozen."]))
+    validated = validate_project(paths)
+    require_declared_deviations(paths, validated, fingerprints)
+    problems = [f.problem for f in fingerprints.values() if f.problem]
+    if problems:
+        raise SchemaRouterError("\n".join([*problems, "nothing was frozen."]))
+
+
+def _uncommitted(paths: ProjectPaths, lock: FreezeLock) -> list[str]:
+    """The frozen files git has not committed yet (to be committed with the lock)."""
+    frozen = {paths.display(p) for p in lock.files}
+    dirs = [d.relative_to(paths.root).as_posix() for d in (paths.spec_dir, paths.catalogs_dir)]
+    return [p for p in uncommitted_paths(paths.root, *dirs) if p in frozen]
 
 
 def _records(paths: ProjectPaths, *, shown_empty: bool) -> list[str]:
