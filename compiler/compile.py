@@ -24,6 +24,7 @@ from runtime.spec_model import (
     ConditionLimitsSpec,
     ConditionSpec,
     ExperimentSpec,
+    FileDigest,
     FreezeRef,
     GateSpec,
     MetricSpec,
@@ -60,23 +61,7 @@ def compile_project(
     announce(progress, "validating the specs", 0)
     validated = validate_project(paths)
     announce(progress, "verifying the freeze", 0)
-    lock = read_lock(paths.lock_file)
-    if lock is None:
-        if require_frozen:
-            raise SchemaRouterError(
-                'spec/freeze.lock: not found; freeze the specs first: sr freeze --reason "<why>"'
-            )
-        sources = {path: f.digest for path, f in current_fingerprints(paths).items()}
-        freeze = None
-    else:
-        report = require_verified(paths)
-        sources = {path: f.digest for path, f in report.current.items()}
-        freeze = FreezeRef(
-            root=lock.root,
-            frozen_at=lock.frozen_at,
-            reason=lock.reason,
-            scoring_started=lock.scoring_started is not None,
-        )
+    sources, freeze = _verified_sources(paths, require_frozen=require_frozen)
     build = BuildInfo(
         compiler_version=COMPILER_VERSION,
         draft=freeze is None,
@@ -93,6 +78,28 @@ def compile_project(
         if freeze is not None and recorded is not None:
             compiled_record.write_record(paths, recorded)
     return spec
+
+
+def _verified_sources(
+    paths: ProjectPaths, *, require_frozen: bool
+) -> tuple[dict[str, FileDigest], FreezeRef | None]:
+    """The digest of every file compiled from, and the freeze it was verified against (None: a draft,
+    refused when ``require_frozen``); drift from the lock raises."""
+    lock = read_lock(paths.lock_file)
+    if lock is None:
+        if require_frozen:
+            raise SchemaRouterError(
+                'spec/freeze.lock: not found; freeze the specs first: sr freeze --reason "<why>"'
+            )
+        return {path: f.digest for path, f in current_fingerprints(paths).items()}, None
+    report = require_verified(paths)
+    freeze = FreezeRef(
+        root=lock.root,
+        frozen_at=lock.frozen_at,
+        reason=lock.reason,
+        scoring_started=lock.scoring_started is not None,
+    )
+    return {path: f.digest for path, f in report.current.items()}, freeze
 
 
 def build_compiled_spec(data: dict[str, Any], build: BuildInfo) -> CompiledSpec:
