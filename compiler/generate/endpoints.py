@@ -195,48 +195,52 @@ def _ids_spec(inputs: GeneratorInputs, r: ResourceDef, many_en: str) -> FieldSpe
     )
 
 
-def _crud_shape(
-    inputs: GeneratorInputs, name: str, r: ResourceDef, verb: str
-) -> tuple[tuple[FieldSpec, ...], tuple[FieldSpec, ...], dict[str, Any]]:
-    many_en = r.nouns["en"][1]
-    id_spec = field_spec(inputs, r.id_field)
-    id_name = id_spec.name
-    base: dict[str, Any] = {"collection": name}
-    outs: tuple[FieldSpec, ...]
-    if verb in {"list", "count", "search"}:
-        outs = (
-            (_count_spec(r, many_en),)
-            if verb == "count"
-            else (_count_spec(r, many_en), _ids_spec(inputs, r, many_en))
-        )
-        exprs: dict[str, Any] = {"count": {"count": True}}
-        if verb != "count":
-            exprs[outs[-1].name] = {"ids": True}
-        op = {**base, "op": "list", "outputs": exprs}
-        ins: tuple[FieldSpec, ...] = ()
-        if verb == "list":
-            ins = (field_spec(inputs, "limit", required=False),)
-        if verb == "search":
-            if not r.search_field:
-                raise SchemaRouterError(f"spec/fields.yaml: resource {name} has search but no search_field")
-            ins = (field_spec(inputs, "search_query"),)
-            op["contains"] = {field_name(inputs, r.search_field): "query"}
-        return ins, outs, op
-    if verb == "get":
-        outs = tuple(field_spec(inputs, k) for k in r.fields if k != r.id_field)
-        return (id_spec,), outs, {**base, "op": "get"}
-    if verb in {"archive", "restore"}:
-        if not r.status_field:
-            raise SchemaRouterError(f"spec/fields.yaml: resource {name} has {verb} but no status_field")
-        status = field_name(inputs, r.status_field)
-        value = "archived" if verb == "archive" else "active"
-        op = {**base, "op": "update", "set": {status: {"const": value}}, "conflict_if": {status: value}}
-        return (id_spec,), (id_spec, field_spec(inputs, r.status_field)), op
-    if verb == "delete":
-        op = {**base, "op": "delete", "outputs": {id_name: {"arg": id_name}, "deleted": {"const": True}}}
-        return (id_spec,), (id_spec, field_spec(inputs, "deleted")), op
+_Shape = tuple[tuple[FieldSpec, ...], tuple[FieldSpec, ...], dict[str, Any]]  # inputs, outputs, op
+
+
+def _listing_shape(inputs: GeneratorInputs, name: str, r: ResourceDef, verb: str, many_en: str) -> _Shape:
+    """list, count and search: a count (and the ids, but for count) of the resource's records."""
+    outs: tuple[FieldSpec, ...] = (
+        (_count_spec(r, many_en),)
+        if verb == "count"
+        else (_count_spec(r, many_en), _ids_spec(inputs, r, many_en))
+    )
+    exprs: dict[str, Any] = {"count": {"count": True}}
+    if verb != "count":
+        exprs[outs[-1].name] = {"ids": True}
+    op = {"collection": name, "op": "list", "outputs": exprs}
+    ins: tuple[FieldSpec, ...] = ()
+    if verb == "list":
+        ins = (field_spec(inputs, "limit", required=False),)
+    if verb == "search":
+        if not r.search_field:
+            raise SchemaRouterError(f"spec/fields.yaml: resource {name} has search but no search_field")
+        ins = (field_spec(inputs, "search_query"),)
+        op["contains"] = {field_name(inputs, r.search_field): "query"}
+    return ins, outs, op
+
+
+def _status_shape(
+    inputs: GeneratorInputs, name: str, r: ResourceDef, verb: str, id_spec: FieldSpec
+) -> _Shape:
+    """archive and restore: set the resource's status field (a conflict when it already holds it)."""
+    if not r.status_field:
+        raise SchemaRouterError(f"spec/fields.yaml: resource {name} has {verb} but no status_field")
+    status = field_name(inputs, r.status_field)
+    value = "archived" if verb == "archive" else "active"
+    op = {
+        "collection": name,
+        "op": "update",
+        "set": {status: {"const": value}},
+        "conflict_if": {status: value},
+    }
+    return (id_spec,), (id_spec, field_spec(inputs, r.status_field)), op
+
+
+def _created_shape(inputs: GeneratorInputs, name: str, verb: str) -> _Shape:
+    """export and watch: create a record elsewhere (an export, a subscription) naming the resource."""
     if verb == "export":
-        op = {
+        op: dict[str, Any] = {
             "op": "create",
             "collection": "exports",
             "id_field": "export_id",
@@ -247,15 +251,37 @@ def _crud_shape(
             "set": {"resource": {"const": name}},
         }
         return (field_spec(inputs, "export_format", required=False),), (field_spec(inputs, "export_id"),), op
-    if verb == "watch":
+    op = {
+        "op": "create",
+        "collection": "subscriptions",
+        "id_field": "subscription_id",
+        "id_prefix": "sub",
+        "set": {"resource": {"const": name}},
+    }
+    return (field_spec(inputs, "callback_url"),), (field_spec(inputs, "subscription_id"),), op
+
+
+def _crud_shape(inputs: GeneratorInputs, name: str, r: ResourceDef, verb: str) -> _Shape:
+    """The inputs, outputs and simulator op of one generated CRUD verb of a resource."""
+    many_en = r.nouns["en"][1]
+    id_spec = field_spec(inputs, r.id_field)
+    if verb in {"list", "count", "search"}:
+        return _listing_shape(inputs, name, r, verb, many_en)
+    if verb == "get":
+        outs = tuple(field_spec(inputs, k) for k in r.fields if k != r.id_field)
+        return (id_spec,), outs, {"collection": name, "op": "get"}
+    if verb in {"archive", "restore"}:
+        return _status_shape(inputs, name, r, verb, id_spec)
+    if verb == "delete":
+        id_name = id_spec.name
         op = {
-            "op": "create",
-            "collection": "subscriptions",
-            "id_field": "subscription_id",
-            "id_prefix": "sub",
-            "set": {"resource": {"const": name}},
+            "collection": name,
+            "op": "delete",
+            "outputs": {id_name: {"arg": id_name}, "deleted": {"const": True}},
         }
-        return (field_spec(inputs, "callback_url"),), (field_spec(inputs, "subscription_id"),), op
+        return (id_spec,), (id_spec, field_spec(inputs, "deleted")), op
+    if verb in {"export", "watch"}:
+        return _created_shape(inputs, name, verb)
     raise SchemaRouterError(f"spec/fields.yaml: unknown verb {verb!r} for resource {name}")
 
 
