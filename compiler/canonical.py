@@ -25,7 +25,7 @@ import rfc8785
 from compiler.json_loader import parse_json_strict
 from compiler.yaml_loader import load_yaml_text
 from runtime.core.jcs import dumps as jcs_dumps
-from runtime.core.json_value import JSONValue
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.core.safe_json import JsonTextError, decode_utf8
 from runtime.spec_model import Digest, FileDigest
 
@@ -150,14 +150,21 @@ def item_digests(data: JSONValue) -> tuple[str, dict[str, str]] | None:
         if not items or len(records) != len(items):
             continue
         for key in ITEM_ID_KEYS:
-            ids = [item.get(key) for item in records]
-            named = [i for i in ids if isinstance(i, str)]
-            if len(named) == len(ids) and len(set(named)) == len(named):
-                try:
-                    return key, {
-                        i: sha256_hex(jcs(item))[:ITEM_DIGEST_LENGTH]
-                        for i, item in zip(named, records, strict=True)
-                    }
-                except rfc8785.CanonicalizationError:
-                    return None
+            ids = _unique_ids(records, key)
+            if ids is None:
+                continue
+            try:
+                return key, {
+                    i: sha256_hex(jcs(item))[:ITEM_DIGEST_LENGTH]
+                    for i, item in zip(ids, records, strict=True)
+                }
+            except rfc8785.CanonicalizationError:
+                return None
     return None
+
+
+def _unique_ids(records: list[JSONObject], key: str) -> list[str] | None:
+    """Each record's ``key``, when every one is a string and no two are equal."""
+    ids = [item.get(key) for item in records]
+    named = [i for i in ids if isinstance(i, str)]
+    return named if len(named) == len(ids) and len(set(named)) == len(named) else None
