@@ -84,6 +84,7 @@ class Protocol:
 
     @property
     def surface(self) -> ProtocolSurface:
+        """A copy of ``surface`` (the schema holds it to this shape)."""
         surface: ProtocolSurface = copy.copy(self.data["surface"])
         return surface
 
@@ -93,6 +94,7 @@ class Protocol:
 
     @property
     def bootstrap(self) -> ProtocolBootstrap:
+        """A copy of ``bootstrap`` (the schema holds it to this shape)."""
         bootstrap: ProtocolBootstrap = copy.copy(self.data["bootstrap"])
         return bootstrap
 
