@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from runtime.catalog.model import Endpoint
+from runtime.core.json_value import JSONObject
 from runtime.simulator.result import ToolResult
 
 
@@ -117,11 +118,11 @@ class ToolSchemas:
     def __init__(self, by_route: Mapping[str, Endpoint], digest: str, *, max_sets: int = 50_000):
         self.digest = digest
         self._by_route = by_route
-        self._rendered: dict[str, tuple[dict[str, Any], str]] = {}
+        self._rendered: dict[str, tuple[JSONObject, str]] = {}
         self._sets: dict[tuple[str, ...], ExposedTools] = {}
         self._max_sets = max_sets
 
-    def rendered(self, route_id: str) -> tuple[dict[str, Any], str]:
+    def rendered(self, route_id: str) -> tuple[JSONObject, str]:
         """(schema, compact key-sorted JSON) of one route, rendered on first use."""
         hit = self._rendered.get(route_id)
         if hit is None:

@@ -157,7 +157,7 @@ class FreezeLock(FrozenModel):
         pinned = [r for r in self.code or () if r.root == self.root]
         return pinned[-1] if pinned else None
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> JSONObject:
         """The lock as JSON data; optional keys added after version 2 are omitted while absent."""
         data = self.model_dump(mode="json")
         for key in OPTIONAL_KEYS:
