@@ -49,32 +49,32 @@ class HistoryEntry:
         return f"call_{self.turn}"
 
     @cached_property
-    def messages(self) -> tuple[dict[str, Any], dict[str, Any]]:
+    def messages(self) -> tuple[JSONObject, JSONObject]:
         """The assistant call and the tool result, rendered once for every later turn's prompt."""
         call_id = self.call_id()
         return (
             {
                 "role": "assistant",
                 "content": "",
-                "tool_calls": [
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": self.tool_name, "arguments": _dumps(self.arguments)},
-                    }
-                ],
+                "tool_calls": [{"id": call_id, "type": "function", "function": self._function}],
             },
-            {"role": "tool", "tool_call_id": call_id, "content": _dumps(self.model_view)},
+            {"role": "tool", "tool_call_id": call_id, "content": self._result_text},
         )
 
     @cached_property
     def token_parts(self) -> tuple[tuple[str, str], tuple[str, str]]:
         """(role, content text) of the two messages, as :meth:`Prompt.token_parts` charges them."""
-        call, result = self.messages
-        return (
-            ("assistant", _dumps([c["function"] for c in call["tool_calls"]])),
-            ("tool", result["content"]),
-        )
+        return (("assistant", _dumps([self._function])), ("tool", self._result_text))
+
+    @cached_property
+    def _function(self) -> JSONObject:
+        """The call's ``function`` (its name and JSON arguments), shared by the message and its tokens."""
+        return {"name": self.tool_name, "arguments": _dumps(self.arguments)}
+
+    @cached_property
+    def _result_text(self) -> str:
+        """The tool message's content: the model view as compact, key-sorted JSON."""
+        return _dumps(self.model_view)
 
 
 @dataclass(frozen=True, eq=False)
