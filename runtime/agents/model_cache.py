@@ -27,11 +27,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypedDict
 
+from runtime.agents.chat_shapes import ChatRequest
 from runtime.core.errors import SchemaRouterError
-from runtime.core.json_value import JSONObject, JSONValue
+from runtime.core.json_value import JSONObject
 
 
-def _canonical(value: JSONValue) -> str:
+def _canonical(value: object) -> str:
+    """The canonical text of anything ``json.dumps`` encodes (a JSON value, a chat request)."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -83,7 +85,9 @@ class CacheStats(TypedDict):
     legacy_entries: int
 
 
-def serialize_request(request: JSONObject, tool_texts: Sequence[str] | None = None) -> SerializedRequest:
+def serialize_request(
+    request: ChatRequest | JSONObject, tool_texts: Sequence[str] | None = None
+) -> SerializedRequest:
     """The canonical text of ``request``.
 
     ``tool_texts``, when given, must be the canonical texts of ``request["tools"]`` in order (the
@@ -99,7 +103,7 @@ def serialize_request(request: JSONObject, tool_texts: Sequence[str] | None = No
     return SerializedRequest(text=text, key=hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
-def request_key(request: JSONObject) -> str:
+def request_key(request: ChatRequest | JSONObject) -> str:
     return serialize_request(request).key
 
 
