@@ -109,7 +109,7 @@ def portable(setup: EngineSetup) -> EngineSetup:
     options = dict(setup.agent_options)
     for name in ("cache_path", "tokenizer_json"):
         if options.get(name):
-            options[name] = str(Path(options[name]).resolve())
+            options[name] = str(Path(str(options[name])).resolve())
     return dataclasses.replace(
         setup,
         project_root=setup.project_root.resolve(),
