@@ -25,7 +25,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from runtime.agents.call_cache import CallCache, open_call_cache
 from runtime.agents.chat_response import parse_response
@@ -344,7 +344,7 @@ def openai_settings(spec: Mapping[str, JSONValue], options: Mapping[str, JSONVal
     )
 
 
-_LINKS: dict[tuple[tuple[str, Any], ...], ModelLink] = {}
+_LINKS: dict[tuple[tuple[str, JSONValue], ...], ModelLink] = {}
 _LINKS_LOCK = threading.Lock()
 # A forked worker opens its own connections and cache handle: sharing the parent's sockets would let two
 # processes read each other's responses (the parent may have called the server in an earlier run).
@@ -353,7 +353,11 @@ os.register_at_fork(after_in_child=_LINKS.clear)
 
 @register_agent("openai")
 def _openai(
-    *, task: Task, catalog: AgentCatalog, settings: Mapping[str, Any], options: dict[str, Any]
+    *,
+    task: Task,
+    catalog: AgentCatalog,
+    settings: Mapping[str, JSONValue],
+    options: dict[str, JSONValue],
 ) -> OpenAIAgent:
     """A fresh agent per episode (its own call records, so episodes on several threads never read each
     other's) over one link per process, settings and epoch: one client, one cache, counters for the

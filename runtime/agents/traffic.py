@@ -9,17 +9,17 @@ the display then shows the parent's share. Counters are transport facts: they ne
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import multiprocessing.sharedctypes
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 from runtime.core.json_value import JSONValue
 
 _IN_FLIGHT, _ANSWERED, _ERRORS, _PROMPT, _COMPLETION = range(5)
-_BLOCK: Any = multiprocessing.sharedctypes.RawArray("d", 5)
+_BLOCK: ctypes.Array[ctypes.c_double] = multiprocessing.sharedctypes.RawArray(ctypes.c_double, 5)
 _LOCK = multiprocessing.Lock()
 
 
