@@ -24,7 +24,7 @@ import signal
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from typing import TypedDict, TypeVar
 
 from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
 from runtime.run.in_flight import TICK_S, run_in_flight
@@ -187,7 +187,18 @@ def _mp_context() -> multiprocessing.context.BaseContext:
 
 # -- worker side --------------------------------------------------------------------------------------
 
-_WORKER: dict[str, Any] = {}
+
+class _WorkerState(TypedDict, total=False):
+    """What a worker process's initializer left for its batches: the engine, its threads, and what it
+    loaded (or the failure to load, reported per episode)."""
+
+    engine: EpisodeEngine
+    threads: int
+    loaded: LoadedEngine
+    load_failure: Failure
+
+
+_WORKER: _WorkerState = {}
 # The engine the parent loaded before forking its workers (copy-on-write in each worker).
 _PRELOADED: dict[str, LoadedEngine] = {}
 
