@@ -12,11 +12,14 @@ from __future__ import annotations
 
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from runtime.agents.call_cache import CacheOpener, CallCache
 from runtime.agents.model_cache import ModelCallCache, SerializedRequest, ServerScope
 from runtime.core.json_value import JSONObject
+
+if TYPE_CHECKING:
+    from ray.actor import ActorHandle
 
 
 class CacheOwner:
@@ -48,8 +51,7 @@ class CacheOwner:
 class RemoteCallCache:
     """A worker's view of the owner's cache: the agent's ``CallCache``, one round trip per call."""
 
-    def __init__(self, ray: ModuleType, owner: Any) -> None:
-        # ``owner`` is Ray's actor handle of a CacheOwner (its remote methods are made at run time).
+    def __init__(self, ray: ModuleType, owner: ActorHandle[CacheOwner]) -> None:
         self._ray, self._owner = ray, owner
         self.hits = self.misses = 0
 
@@ -70,7 +72,7 @@ class RemoteCallCache:
         """The owner closes the file when the run ends."""
 
 
-def remote_opener(ray: ModuleType, owners: dict[str, Any]) -> CacheOpener:
+def remote_opener(ray: ModuleType, owners: dict[str, ActorHandle[CacheOwner]]) -> CacheOpener:
     """Open the run's cache (by resolved path) through its owner; any other path as a local file."""
 
     def opener(path: Path) -> CallCache:
