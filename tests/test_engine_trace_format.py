@@ -86,7 +86,7 @@ def test_metrics_recomputed_from_a_version_1_trace_are_the_same(engine: EngineRe
     task = engine.tasks[trace.task_id]
     again = episode_metrics(
         task=task,
-        trace=old,
+        trace=read_trace(old),
         ranks=True,
         catalog=engine.catalog(100),
         wall_ms=0.0,
@@ -103,6 +103,28 @@ def test_unreadable_traces_are_clean_errors(bad: Any) -> None:
         read_trace(json.dumps(bad))
 
 
+@pytest.mark.parametrize("change", ["version 3", "no version"])
+def test_a_complete_trace_of_another_or_no_version_is_refused_from_text(
+    engine: EngineResources, change: str
+) -> None:
+    """The text path validates the current version straight from JSON; a record that would validate
+    but says another version, or none (the model's default is not a statement), is still refused."""
+    data = json.loads(_trace(engine, "SR-5-STATIC").model_dump_json())
+    if change == "version 3":
+        data["trace_version"] = 3
+    else:
+        del data["trace_version"]
+    with pytest.raises(SchemaRouterError, match="is not readable"):
+        read_trace(json.dumps(data))
+
+
+def test_text_and_parsed_object_read_the_same(engine: EngineResources) -> None:
+    for condition in ("SR-5-STATE-AWARE", "FULL"):
+        text = _trace(engine, condition, 3).model_dump_json()
+        assert read_trace(text) == read_trace(json.loads(text)) == read_trace(text.encode())
+        assert read_trace(text).model_dump_json() == text
+
+
 def test_an_index_outside_the_table_is_refused(engine: EngineResources) -> None:
     data = json.loads(_trace(engine, "SR-5-STATIC").model_dump_json())
     data["turns"][0]["exposure"] = len(data["exposures"])
@@ -117,7 +139,7 @@ def test_rescoring_a_stored_trace_gives_the_engines_metrics(engine: EngineResour
     ranks = engine.condition(condition).retrieval_query != "none"
     for index in range(0, 180, 12):
         trace = _trace(engine, condition, index)
-        stored = json.loads(trace.model_dump_json())  # rebuilt from the record, not the engine's objects
+        stored = read_trace(trace.model_dump_json())  # rebuilt from the record, not the engine's objects
         again = episode_metrics(
             task=engine.tasks[trace.task_id],
             trace=stored,
