@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -24,6 +23,7 @@ from runtime.engine.metrics import episode_metrics
 from runtime.engine.trace import read_trace
 from runtime.run.engine_port import WALL_LATENCY_METRIC
 from runtime.run.store import EpisodeOutcome
+from runtime.spec_model import CompiledSpec
 from runtime.state.guard import install_from_compiled
 from runtime.surface import load_surface, load_surface_file
 from runtime.surface.model import Task
@@ -48,7 +48,7 @@ class MetricsAudit:
         cls,
         *,
         catalogs_dir: Path,
-        compiled: Any,
+        compiled: CompiledSpec,
         catalog_sizes: Iterable[int],
         surface_file: Path | None = None,
     ) -> MetricsAudit:
