@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from runtime.core.errors import SchemaRouterError
-from runtime.diagnostics.compare import compare_runs
+from runtime.diagnostics.compare import PairedComparison, compare_runs
+from runtime.diagnostics.compare_unpaired import UnpairedComparison
 from runtime.report.compare_text import render_compare
 from runtime.report.console import scope_note
 from runtime.report.explain import diagnostics_tables, render_text
@@ -92,7 +93,7 @@ def run_retrievers(project: ProjectPaths, run_dir: Path) -> dict[str, str] | Non
     return condition_retrievers(spec)
 
 
-def compare_run_dirs(run_a: Path, run_b: Path) -> tuple[str, dict[str, Any]]:
+def compare_run_dirs(run_a: Path, run_b: Path) -> tuple[str, PairedComparison | UnpairedComparison]:
     """The comparison text and its data (B - A over the common tasks)."""
     reports, rows = [], []
     for run_dir in (run_a, run_b):
