@@ -22,6 +22,7 @@ from runtime.diagnostics.source import Diagnoser, episode_source
 from runtime.report.html import write_html
 from runtime.report.markdown import REPORT_MD_FILE, render_markdown
 from runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
+from runtime.report.report_data import as_report_data
 from runtime.retrieval import RetrieverSpec
 from runtime.retrieval.strategy import DEFAULT_STRATEGY
 from runtime.run import jsonio
@@ -78,7 +79,7 @@ def score_and_publish(
             retrievers=own_retrievers(compiled),
         )
         if diagnoser is not None and diagnoser.result is not None:
-            write_html(out_dir, result.report, diagnoser.result.facts, diagnoser.traces)
+            write_html(out_dir, as_report_data(result.report), diagnoser.result.facts, diagnoser.traces)
     except BaseException:
         if drawing is not None:
             drawing.cancel()
