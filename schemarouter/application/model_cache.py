@@ -4,12 +4,11 @@ trimmed. Neither ever creates a cache file."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from runtime.agents.model_cache import ModelCallCache
+from runtime.agents.model_cache import CacheStats, ModelCallCache
 
 
-def cache_stats(path: Path) -> dict[str, Any]:
+def cache_stats(path: Path) -> CacheStats:
     cache = ModelCallCache(path, create=False)
     try:
         return cache.stats()
@@ -17,7 +16,7 @@ def cache_stats(path: Path) -> dict[str, Any]:
         cache.close()
 
 
-def stats_lines(stats: dict[str, Any]) -> list[str]:
+def stats_lines(stats: CacheStats) -> list[str]:
     lines = [f"{stats['path']}: {stats['entries']} entries, {stats['file_bytes']:,} bytes on disk"]
     for g in stats["groups"]:
         lines.append(
