@@ -130,7 +130,7 @@ def _versions_aside(stored: JSONObject, expected: JSONObject) -> tuple[JSONObjec
     return stored, expected
 
 
-def content_hash(payload: Mapping[str, JSONValue]) -> str:
+def content_hash(payload: JSONObject) -> str:
     return "sha256:" + hashlib.sha256(jsonio.dumps(payload, indent=None).encode("utf-8")).hexdigest()
 
 

@@ -120,7 +120,7 @@ def render_report(
     latency_path = out_dir / LATENCY_REPORT_FILE
     latency = jsonio.read_json(latency_path) if latency_path.is_file() else None
     titles = {m.id: m.title for m in spec.metrics}
-    text = render_markdown(report, latency, titles, lineage, retrievers)
+    text = render_markdown(as_report_data(report), latency, titles, lineage, retrievers)
     jsonio.write_text_atomic(out_dir / REPORT_MD_FILE, text)
     if plots:
         draw_plots(out_dir, spec)
