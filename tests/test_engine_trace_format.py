@@ -11,7 +11,10 @@ import pytest
 from runtime.catalog.io import load_catalog_with_digest
 from runtime.core.errors import SchemaRouterError
 from runtime.engine import TRACE_VERSION, EngineResources, read_trace, run_episode
+from runtime.engine.metrics_audit import MetricsAudit
 from runtime.engine.trace import EpisodeTrace
+from runtime.run.scope import EpisodeKey
+from runtime.run.store import EpisodeOutcome
 from schemarouter.application.episode import load_engine
 from schemarouter.project import ProjectPaths
 
@@ -86,7 +89,7 @@ def test_metrics_recomputed_from_a_version_1_trace_are_the_same(engine: EngineRe
     task = engine.tasks[trace.task_id]
     again = episode_metrics(
         task=task,
-        trace=old,
+        trace=read_trace(old),
         ranks=True,
         catalog=engine.catalog(100),
         wall_ms=0.0,
@@ -103,6 +106,28 @@ def test_unreadable_traces_are_clean_errors(bad: Any) -> None:
         read_trace(json.dumps(bad))
 
 
+@pytest.mark.parametrize("change", ["version 3", "no version"])
+def test_a_complete_trace_of_another_or_no_version_is_refused_from_text(
+    engine: EngineResources, change: str
+) -> None:
+    """The text path validates the current version straight from JSON; a record that would validate
+    but says another version, or none (the model's default is not a statement), is still refused."""
+    data = json.loads(_trace(engine, "SR-5-STATIC").model_dump_json())
+    if change == "version 3":
+        data["trace_version"] = 3
+    else:
+        del data["trace_version"]
+    with pytest.raises(SchemaRouterError, match="is not readable"):
+        read_trace(json.dumps(data))
+
+
+def test_text_and_parsed_object_read_the_same(engine: EngineResources) -> None:
+    for condition in ("SR-5-STATE-AWARE", "FULL"):
+        text = _trace(engine, condition, 3).model_dump_json()
+        assert read_trace(text) == read_trace(json.loads(text)) == read_trace(text.encode())
+        assert read_trace(text).model_dump_json() == text
+
+
 def test_an_index_outside_the_table_is_refused(engine: EngineResources) -> None:
     data = json.loads(_trace(engine, "SR-5-STATIC").model_dump_json())
     data["turns"][0]["exposure"] = len(data["exposures"])
@@ -117,7 +142,7 @@ def test_rescoring_a_stored_trace_gives_the_engines_metrics(engine: EngineResour
     ranks = engine.condition(condition).retrieval_query != "none"
     for index in range(0, 180, 12):
         trace = _trace(engine, condition, index)
-        stored = json.loads(trace.model_dump_json())  # rebuilt from the record, not the engine's objects
+        stored = read_trace(trace.model_dump_json())  # rebuilt from the record, not the engine's objects
         again = episode_metrics(
             task=engine.tasks[trace.task_id],
             trace=stored,
@@ -129,3 +154,44 @@ def test_rescoring_a_stored_trace_gives_the_engines_metrics(engine: EngineResour
         assert {k: v for k, v in again.items() if k != "wall_latency_ms"} == {
             k: v for k, v in trace.metrics.items() if k != "wall_latency_ms"
         }
+
+
+def _audit_of(engine: EngineResources, trace: EpisodeTrace) -> tuple[MetricsAudit, EpisodeKey]:
+    audit = MetricsAudit(
+        tasks=engine.tasks,
+        routes={100: engine.catalog(100)},
+        ranks={trace.condition: True},
+        metric_ids=engine.metric_ids,
+    )
+    return audit, EpisodeKey(trace.task_id, trace.condition, trace.catalog)
+
+
+def test_the_audit_reads_the_stored_trace_typed_and_accepts_its_own_metrics(engine: EngineResources) -> None:
+    trace = _trace(engine, "SR-5-STATE-AWARE", 2)
+    audit, key = _audit_of(engine, trace)
+    stored = {k: v for k, v in trace.metrics.items() if k != "wall_latency_ms"}
+    audit(EpisodeOutcome(key, stored, trace.wall_latency_ms, trace.model_dump_json()))  # no error
+    with pytest.raises(SchemaRouterError, match="stored metrics differ"):
+        flipped = {**stored, "task_pass": 1 - int(trace.passed)}
+        audit(EpisodeOutcome(key, flipped, 0.0, trace.model_dump_json()))
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda d: d.pop("passed"), r"\(passed: Field required\)"),
+        (lambda d: d["turns"][0].update(turn="one"), r"\(turns\.0\.turn: Input should be a valid integer"),
+        (lambda d: d.update(trace_version=7), r"\(trace: version 7 is not readable; readable: 1, 2\)"),
+    ],
+    ids=["missing field", "wrong type", "unknown version"],
+)
+def test_a_broken_stored_trace_is_one_line_naming_its_first_problem(
+    engine: EngineResources, damage: Any, reason: str
+) -> None:
+    trace = _trace(engine, "SR-5-STATE-AWARE", 2)
+    audit, key = _audit_of(engine, trace)
+    data = json.loads(trace.model_dump_json())
+    damage(data)
+    with pytest.raises(SchemaRouterError, match=r"the stored trace cannot be read " + reason) as caught:
+        audit(EpisodeOutcome(key, dict(trace.metrics), 0.0, json.dumps(data)))
+    assert "\n" not in str(caught.value)

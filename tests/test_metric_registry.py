@@ -12,6 +12,7 @@ from compiler import compile_project
 from runtime.core.errors import SchemaRouterError
 from runtime.engine.metrics import registry
 from runtime.engine.metrics.registry import EpisodeView, metric, registered_metrics
+from runtime.engine.trace import read_trace
 from schemarouter.project import ProjectPaths
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,17 +41,21 @@ def test_a_new_metric_registers_where_it_is_defined_and_is_computed(monkeypatch:
 
     @metric("final_answer_turns")
     def final_answer_turns(view: EpisodeView) -> int:
-        return sum(1 for t in view.turns if (t.get("decision") or {}).get("kind") == "final_answer")
+        return sum(1 for t in view.turns if t.decision.kind == "final_answer")
 
     task = load_surface(REPO / "catalogs" / "0.14")[0]
-    trace = {
-        "turns": [{"turn": 1, "decision": {"kind": "final_answer"}, "schema_tokens": 3, "input_tokens": 5,
-                   "retrieval_calls": [], "exposure": 0}],
-        "exposures": [["a.b.v1"]],
-        "passed": False,
-        "milestones_total": 2,
-        "milestones_reached": 1,
-    }  # fmt: skip
+    trace = read_trace(
+        {
+            "trace_version": 2, "task_id": task.task_id, "stratum": "S1", "language": "en",
+            "condition": "FULL", "catalog": 100, "agent": "reference", "tokenizer": "cl100k_base",
+            "catalog_digest": None, "exposures": [["a.b.v1"]], "initial_exposure": 0,
+            "turns": [{"turn": 1, "exposure": 0, "ranking_top5": None, "retrieval_calls": [],
+                       "schema_tokens": 3, "input_tokens": 5, "decision": {"kind": "final_answer"},
+                       "audit": None, "result": None, "state_after": None}],
+            "ended_by": "final_answer", "passed": False, "milestones_reached": 1, "milestones_total": 2,
+            "check_reasons": ["not all milestones"], "metrics": {}, "wall_latency_ms": 1.0,
+        }
+    )  # fmt: skip
     named = [m.id for m in registered_metrics()]
     values = episode_metrics(
         task=task, trace=trace, ranks=False, catalog=_NoRoutes(), wall_ms=1.0, metric_ids=named

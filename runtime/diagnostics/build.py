@@ -187,51 +187,16 @@ def _refresh_anatomy(
     by_condition: dict[str, dict[str, Any]] = {}
     for condition in conditions:
         for catalog in catalogs:
-            counts = dict.fromkeys(SLOT_KINDS, 0)
-            refreshes = slots = 0
-            for f in facts:
-                if f.condition != condition or f.catalog != catalog:
-                    continue
-                for call in f.refreshes:
-                    refreshes += 1
-                    keyless = probe.ranking_without_keys(catalog, call.text) if probe else None
-                    matched = frozenset(keyless or ())
-                    top = frozenset((keyless or ())[: len(call.slots)])
-                    for slot in call.slots:
-                        slots += 1
-                        counts["executed"] += slot.executed
-                        counts["twin"] += slot.twin
-                        counts["needed"] += slot.needed
-                        if keyless is not None:
-                            counts["key_names_only"] += slot.route_id not in matched
-                            counts["key_names_decisive"] += slot.route_id not in top
+            cell = [f for f in facts if f.condition == condition and f.catalog == catalog]
+            refreshes, slots, counts = _slot_counts(cell, catalog, probe)
             if refreshes == 0:
                 continue
-            shares: dict[str, float | None] = {
-                k: (round(v / slots, 4) if slots else None) for k, v in counts.items()
-            }
-            if not_applicable is not None:
-                counts_shown: dict[str, int | None] = dict(counts)
-                for kind in KEY_NAME_KINDS:
-                    counts_shown[kind] = shares[kind] = None
-            by_condition.setdefault(condition, {})[str(catalog)] = {
-                "refreshes": refreshes,
-                "slots": slots,
-                "counts": counts if not_applicable is None else counts_shown,
-                "shares": shares,
-            }
+            by_condition.setdefault(condition, {})[str(catalog)] = _anatomy_cell(
+                refreshes, slots, counts, not_applicable
+            )
     section: dict[str, Any] = {
         "kinds": list(SLOT_KINDS),
-        "slot_kinds": {
-            "executed": "the route was already executed earlier in the episode",
-            "twin": "a version twin (same capability, side effect and semantic signature) of another "
-            "route in the slots or of an executed route",
-            "key_names_only": "the route matched the call only through the state JSON's key names (the "
-            "same text without them does not match it)",
-            "key_names_decisive": "the route holds its slot because of the key names: the same text "
-            "without them ranks it below k (includes key_names_only)",
-            "needed": "the route is the next required one (what the refresh should bring)",
-        },
+        "slot_kinds": dict(SLOT_KIND_DEFINITIONS),
         "note": "kinds overlap: each share is of all refresh slots (state-aware refreshes after turn 1)"
         + (
             ""
@@ -243,6 +208,53 @@ def _refresh_anatomy(
     if not_applicable is not None:
         section["not_applicable"] = dict.fromkeys(KEY_NAME_KINDS, not_applicable)
     return section
+
+
+SLOT_KIND_DEFINITIONS = {
+    "executed": "the route was already executed earlier in the episode",
+    "twin": "a version twin (same capability, side effect and semantic signature) of another "
+    "route in the slots or of an executed route",
+    "key_names_only": "the route matched the call only through the state JSON's key names (the "
+    "same text without them does not match it)",
+    "key_names_decisive": "the route holds its slot because of the key names: the same text "
+    "without them ranks it below k (includes key_names_only)",
+    "needed": "the route is the next required one (what the refresh should bring)",
+}
+
+
+def _slot_counts(
+    cell: Sequence[EpisodeFacts], catalog: int, probe: KeyNameProbe | None
+) -> tuple[int, int, dict[str, int]]:
+    """One condition x catalog's refreshes, their slots, and how many slots each kind took."""
+    counts = dict.fromkeys(SLOT_KINDS, 0)
+    refreshes = slots = 0
+    for f in cell:
+        for call in f.refreshes:
+            refreshes += 1
+            keyless = probe.ranking_without_keys(catalog, call.text) if probe else None
+            matched = frozenset(keyless or ())
+            top = frozenset((keyless or ())[: len(call.slots)])
+            for slot in call.slots:
+                slots += 1
+                counts["executed"] += slot.executed
+                counts["twin"] += slot.twin
+                counts["needed"] += slot.needed
+                if keyless is not None:
+                    counts["key_names_only"] += slot.route_id not in matched
+                    counts["key_names_decisive"] += slot.route_id not in top
+    return refreshes, slots, counts
+
+
+def _anatomy_cell(
+    refreshes: int, slots: int, counts: dict[str, int], not_applicable: str | None
+) -> dict[str, Any]:
+    """A cell's counts and shares of all slots (the key-name kinds null where they do not apply)."""
+    shares: dict[str, float | None] = {k: (round(v / slots, 4) if slots else None) for k, v in counts.items()}
+    shown: dict[str, int | None] = dict(counts)
+    if not_applicable is not None:
+        for kind in KEY_NAME_KINDS:
+            shown[kind] = shares[kind] = None
+    return {"refreshes": refreshes, "slots": slots, "counts": shown, "shares": shares}
 
 
 def _flips(rows: Sequence[Mapping[str, Any]], conditions: list[str], catalogs: list[int]) -> dict[str, Any]:

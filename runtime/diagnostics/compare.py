@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -29,14 +29,65 @@ from runtime.scoring.bootstrap import (
 )
 from runtime.scoring.estimates import round_sig
 
-IDENTITY_KEYS = ("experiment_id", "freeze_root_hash", "agent")
 PASS_METRIC = "task_pass"
 
 
-def identity(report: Mapping[str, Any]) -> dict[str, Any]:
+class RunIdentity(TypedDict):
+    """Who a compared run is (as its report.json says)."""
+
+    experiment_id: str | None
+    freeze_root_hash: str | None
+    agent: str | None
+    surface: str
+    verdict: str | None
+
+
+class DifferenceInterval(TypedDict):
+    """B - A of one metric: point, interval, undefined resamples and the interval's flag."""
+
+    point: float | None
+    ci_low: float | None
+    ci_high: float | None
+    undefined_resamples: int
+    flag: str | None
+
+
+class FlipCell(TypedDict):
+    """The common tasks of one condition x catalog, and those that pass in one run only."""
+
+    tasks: int
+    a_only: list[str]
+    b_only: list[str]
+
+
+class CompareBootstrap(TypedDict):
+    iterations: int
+    seed: int
+    percentiles: list[float]
+
+
+class PairedComparison(TypedDict):
+    """``sr compare``'s paired result (its ``--json``)."""
+
+    a: RunIdentity
+    b: RunIdentity
+    differs: list[str]
+    gate_allowed: bool
+    common_tasks: int
+    common_episodes: int
+    bootstrap: CompareBootstrap
+    max_tasks_per_cell: int
+    notes: list[str]
+    by_condition: dict[str, dict[str, dict[str, DifferenceInterval]]]  # [condition][catalog][metric]
+    flips: dict[str, dict[str, FlipCell]]  # [condition][catalog]
+
+
+def identity(report: Mapping[str, Any]) -> RunIdentity:
     pilot = report.get("pilot") or {}
     return {
-        **{k: report.get(k) for k in IDENTITY_KEYS},
+        "experiment_id": report.get("experiment_id"),
+        "freeze_root_hash": report.get("freeze_root_hash"),
+        "agent": report.get("agent"),
         "surface": pilot.get("surface", "evaluation"),
         "verdict": report.get("gate", {}).get("verdict"),
     }
@@ -62,7 +113,7 @@ def compare_runs(
     rows_a: Sequence[Mapping[str, Any]],
     report_b: Mapping[str, Any],
     rows_b: Sequence[Mapping[str, Any]],
-) -> dict[str, Any]:
+) -> PairedComparison:
     _require_definitions(report_a, report_b)
     ida, idb = identity(report_a), identity(report_b)
     differs = [k for k in ("experiment_id", "freeze_root_hash", "agent", "surface") if ida[k] != idb[k]]
@@ -159,18 +210,18 @@ def _per_condition(
     index_b: Rows,
     resampling: _Resampling,
     order: Mapping[str, int],
-) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+) -> tuple[dict[str, dict[str, dict[str, DifferenceInterval]]], dict[str, dict[str, FlipCell]]]:
     """Per condition x catalog (run A's condition order): each shared metric's paired difference, and
     the task-pass flips."""
     groups: dict[tuple[str, int], list[EpisodeKey]] = {}
     for key in common_keys:
         groups.setdefault((key[1], key[2]), []).append(key)
-    by_condition: dict[str, dict[str, Any]] = {}
-    flips: dict[str, dict[str, Any]] = {}
+    by_condition: dict[str, dict[str, dict[str, DifferenceInterval]]] = {}
+    flips: dict[str, dict[str, FlipCell]] = {}
     for (condition, catalog), keys in sorted(
         groups.items(), key=lambda g: (order.get(g[0][0], len(order)), g[0][0], g[0][1])
     ):
-        block: dict[str, Any] = {}
+        block: dict[str, DifferenceInterval] = {}
         for metric in metrics:
             interval = _difference(metric, keys, index_a, index_b, resampling)
             if interval is not None:
@@ -180,7 +231,7 @@ def _per_condition(
     return by_condition, flips
 
 
-def _flips(keys: Sequence[EpisodeKey], index_a: Rows, index_b: Rows) -> dict[str, Any]:
+def _flips(keys: Sequence[EpisodeKey], index_a: Rows, index_b: Rows) -> FlipCell:
     a_pass = {k[0]: index_a[k].get(PASS_METRIC) for k in keys}
     b_pass = {k[0]: index_b[k].get(PASS_METRIC) for k in keys}
     return {
@@ -230,7 +281,7 @@ def _difference(
     index_a: Rows,
     index_b: Rows,
     resampling: _Resampling,
-) -> dict[str, Any] | None:
+) -> DifferenceInterval | None:
     counts, percentiles, cell_of = resampling.counts, resampling.percentiles, resampling.cell_of
     n = counts.shape[1]
     components = (

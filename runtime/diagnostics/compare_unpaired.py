@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
 from runtime.core.errors import SchemaRouterError
+from runtime.diagnostics.compare import RunIdentity
 from runtime.run.scope import TaskRef
 from runtime.scoring.bootstrap import (
     FloatArray,
@@ -35,6 +36,43 @@ from runtime.scoring.bootstrap import (
 from runtime.scoring.estimates import round_sig
 
 UNPAIRED_SEED_LABEL = "sr compare unpaired RUN_B"
+
+
+class Interval(TypedDict):
+    point: float | None
+    ci_low: float | None
+    ci_high: float | None
+    undefined_resamples: int
+
+
+class Contrasts(TypedDict):
+    """One metric at one catalog: each run's treatment - comparator contrast, and B - A of them."""
+
+    a: Interval
+    b: Interval
+    b_minus_a: Interval
+
+
+class UnpairedBootstrap(TypedDict):
+    iterations: int
+    seed_a: int
+    seed_b: int
+    seed_b_rule: str
+
+
+class UnpairedComparison(TypedDict):
+    """``sr compare``'s unpaired result (its ``--json``); the application adds who the runs are and the
+    ``sr run`` that would make a paired comparison possible."""
+
+    unpaired: bool
+    why: str
+    treatment: str
+    comparator: str
+    bootstrap: UnpairedBootstrap
+    by_catalog: dict[str, dict[str, Contrasts]]  # [catalog][metric]
+    a: NotRequired[RunIdentity]
+    b: NotRequired[RunIdentity]
+    suggestions: NotRequired[list[str]]
 
 
 def unpaired_seed(seed: int) -> int:
@@ -86,7 +124,7 @@ def _contrast(
     return point_t - point_c, resampled_t - resampled_c
 
 
-def _interval(point: float, resampled: FloatArray, percentiles: tuple[float, float]) -> dict[str, Any]:
+def _interval(point: float, resampled: FloatArray, percentiles: tuple[float, float]) -> Interval:
     interval = percentile_interval(point, resampled, percentiles)
     return {
         "point": round_sig(interval.point),
@@ -101,7 +139,7 @@ def compare_unpaired(
     rows_a: Sequence[Mapping[str, Any]],
     report_b: Mapping[str, Any],
     rows_b: Sequence[Mapping[str, Any]],
-) -> dict[str, Any]:
+) -> UnpairedComparison:
     """Each run's treatment - comparator contrast per metric and catalog, and B - A, unpaired."""
     pair_a = (report_a["gate"]["treatment"], report_a["gate"]["comparator"])
     pair_b = (report_b["gate"]["treatment"], report_b["gate"]["comparator"])
@@ -118,9 +156,9 @@ def compare_unpaired(
     percentiles = tuple(float(p) for p in report_a["bootstrap"]["percentiles"])
     assert len(percentiles) == 2
     low_high = (percentiles[0], percentiles[1])
-    by_catalog: dict[str, dict[str, Any]] = {}
+    by_catalog: dict[str, dict[str, Contrasts]] = {}
     for catalog in catalogs:
-        block: dict[str, Any] = {}
+        block: dict[str, Contrasts] = {}
         for metric in metrics:
             point_a, resampled_a = _contrast(report_a, rows_a, catalog, metric, seed_a)
             point_b, resampled_b = _contrast(report_b, rows_b, catalog, metric, seed_b)

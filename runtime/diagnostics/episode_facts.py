@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from runtime.catalog.model import Endpoint
+from runtime.core.json_value import JSONObject
 from runtime.diagnostics.causes import primary_cause
 from runtime.engine.metrics import executed_calls_from_turns
 from runtime.engine.trace import EpisodeTrace
@@ -134,12 +135,13 @@ def semantic_signature(endpoint: Endpoint) -> tuple[object, ...]:
 
 def _refresh(
     turn: int,
-    call: Mapping[str, object],
+    call: JSONObject,
     executed: set[str],
     needed: str | None,
     endpoints: Mapping[str, Endpoint],
 ) -> RefreshCall:
-    route_ids = [str(r) for r in call.get("route_ids") or ()]  # type: ignore[attr-defined]
+    returned = call.get("route_ids")
+    route_ids = [str(r) for r in returned] if isinstance(returned, list) else []
     depth = call.get("depth")
     if isinstance(depth, int) and depth > 0:
         route_ids = route_ids[:depth]

@@ -11,11 +11,12 @@ from runtime.diagnostics.build import Diagnosis, EpisodeSource, diagnose
 from runtime.diagnostics.key_names import KeyNameProbe, key_names_not_applicable
 from runtime.retrieval.index import RetrievalIndex
 from runtime.retrieval.strategy import strategy_of
-from runtime.scoring.score import DiagnosisInput
+from runtime.scoring.score import DiagnosisInput, OutcomeAudit
+from runtime.spec_model import CompiledSpec
 from runtime.spec_model.retriever import RetrieverSpec
 
 
-def episode_source(audit: Any) -> EpisodeSource | None:
+def episode_source(audit: OutcomeAudit) -> EpisodeSource | None:
     """``audit`` when it carries the frozen tasks and catalog endpoints (the real engine's
     ``MetricsAudit``), else None (a fake engine's audit: report.json's diagnostics are null)."""
     tasks, routes = getattr(audit, "tasks", None), getattr(audit, "routes", None)
@@ -30,7 +31,7 @@ class Diagnoser:
     def __init__(
         self,
         source: EpisodeSource,
-        compiled: Any,
+        compiled: CompiledSpec,
         known: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
     ) -> None:
         """``known``: the key-free rankings the run recorded as it went, when it is scored in the process

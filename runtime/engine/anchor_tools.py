@@ -25,7 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from runtime.core.json_value import JSONObject
 from runtime.engine.anchor import AnchorCost
+from runtime.engine.trace import EpisodeTrace
 
 
 @dataclass(frozen=True)
@@ -46,24 +48,23 @@ class ReplayEpisode:
     turns: tuple[ReplayTurn, ...]
 
 
-def replay_episode(
-    trace: Mapping[str, Any], query: str, schemas: Mapping[str, dict[str, Any]]
-) -> ReplayEpisode:
-    """An episode's trace (a stored trace's dict) as the turns inspect_ai replays; ``schemas``: every
-    route's tool schema in the episode's catalog."""
-    exposures = trace["exposures"]
+def replay_episode(trace: EpisodeTrace, query: str, schemas: Mapping[str, JSONObject]) -> ReplayEpisode:
+    """An episode's trace as the turns inspect_ai replays; ``schemas``: every route's tool schema in the
+    episode's catalog."""
     turns = []
-    for t in trace["turns"]:
-        tools = tuple(schemas[r] for r in exposures[t["exposure"]])
-        decision = t["decision"]
-        if decision["kind"] == "tool_call" and decision["tool_name"]:
-            result = json.dumps(t["result"], sort_keys=True) if t["result"] is not None else "{}"
-            turns.append(ReplayTurn(tools, decision["tool_name"], decision["arguments"] or {}, result))
+    for t in trace.turns:
+        tools = tuple(schemas[r] for r in trace.exposed_route_ids(t))
+        decision = t.decision
+        if decision.kind == "tool_call" and decision.tool_name:
+            recorded = t.result.model_dump(mode="json") if t.result is not None else {}
+            result = json.dumps(recorded, sort_keys=True)
+            arguments = decision.arguments if isinstance(decision.arguments, dict) else {}
+            turns.append(ReplayTurn(tools, decision.tool_name, arguments, result))
         else:
-            text = decision.get("answer") or decision.get("detail") or decision["kind"]
+            text = decision.answer or decision.detail or decision.kind
             turns.append(ReplayTurn(tools, None, {}, json.dumps(text)))
-    key = f"{trace['task_id']}|{trace['condition']}|{trace['catalog']}"
-    return ReplayEpisode(key=key, query=query, passed=bool(trace["passed"]), turns=tuple(turns))
+    key = f"{trace.task_id}|{trace.condition}|{trace.catalog}"
+    return ReplayEpisode(key=key, query=query, passed=trace.passed, turns=tuple(turns))
 
 
 def inspect_tool_loop_cost(episodes: Sequence[ReplayEpisode], *, log_samples: bool) -> AnchorCost:

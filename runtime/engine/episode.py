@@ -14,13 +14,16 @@ configured number of consecutive tool turns without progress.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from runtime.agents.protocol import Agent, AgentView, BadOutput, CannotProceed, FinalAnswer
 from runtime.authorization import Allow, PolicyGate, execute_allowed
+from runtime.core.json_value import JSONValue
 from runtime.engine.metrics import episode_metrics
 from runtime.engine.resources import CatalogResources, EngineResources
 from runtime.engine.trace import (
+    EndedBy,
     EpisodeTrace,
     ExposureTable,
     TraceDecision,
@@ -70,56 +73,61 @@ def run_episode(
     initial_exposure = episode.exposures.ref(policy.exposed)
     ended_by = episode.loop()
     check = check_task(task, episode.executed, episode.world, gave_final_answer=ended_by == "final_answer")
-    trace_wo_metrics: dict[str, Any] = {
-        "task_id": visible.task_id,
-        "stratum": visible.stratum,
-        "language": visible.language,
-        "condition": condition_id,
-        "catalog": catalog_size,
-        "agent": agent.name,
-        "tokenizer": resources.tokenizer_name,
-        "catalog_digest": cat.digest,
-        "exposures": episode.exposures.lists,
-        "initial_exposure": initial_exposure,
-        "turns": episode.turns,
-        "ended_by": ended_by,
-        "passed": check.passed,
-        "milestones_reached": check.milestones_reached,
-        "milestones_total": check.milestones_total,
-        "check_reasons": list(check.reasons),
-    }
     wall_ms = (time.perf_counter() - started) * 1000.0
+    trace = EpisodeTrace(
+        task_id=visible.task_id,
+        stratum=visible.stratum,
+        language=visible.language,
+        condition=condition_id,
+        catalog=catalog_size,
+        agent=agent.name,
+        tokenizer=resources.tokenizer_name,
+        catalog_digest=cat.digest,
+        exposures=episode.exposures.lists,
+        initial_exposure=initial_exposure,
+        turns=episode.turns,
+        ended_by=ended_by,
+        passed=check.passed,
+        milestones_reached=check.milestones_reached,
+        milestones_total=check.milestones_total,
+        check_reasons=list(check.reasons),
+        epoch=None if epoch == 1 else epoch,
+        metrics={},  # computed from this very trace, below
+        model_calls=summarize_model_calls(episode.turns),
+        wall_latency_ms=round(wall_ms, 3),
+    )
     metrics = episode_metrics(
         task=task,
-        trace=trace_wo_metrics,
+        trace=trace,
         ranks=condition.retrieval_query != "none",
         catalog=cat,
         wall_ms=wall_ms,
         metric_ids=resources.metric_ids,
         executed=episode.executed_turns,
     )
-    return EpisodeTrace(
-        **trace_wo_metrics,
-        epoch=None if epoch == 1 else epoch,
-        metrics=metrics,
-        model_calls=summarize_model_calls(episode.turns),
-        wall_latency_ms=round(wall_ms, 3),
-    )
+    return trace.model_copy(update={"metrics": metrics})
 
 
-def summarize_model_calls(turns: list[TurnRecord]) -> dict[str, int] | None:
+def summarize_model_calls(turns: Sequence[TurnRecord]) -> dict[str, int] | None:
     """Per-episode totals of a model agent's calls; None for agents that make none."""
     calls = [t.model_call for t in turns if t.model_call is not None]
     if not calls:
         return None
-    usage = [c.get("usage") or {} for c in calls]
+    usage = [u if isinstance(u := c.get("usage"), dict) else {} for c in calls]
     return {
         "calls": len(calls),
         "cache_hits": sum(1 for c in calls if c["cached"]),
-        "server_calls": sum(int(c["server_calls"]) for c in calls),
-        "reported_prompt_tokens": sum(int(u.get("prompt_tokens") or 0) for u in usage),
-        "reported_completion_tokens": sum(int(u.get("completion_tokens") or 0) for u in usage),
+        "server_calls": sum(_count(c["server_calls"]) for c in calls),
+        "reported_prompt_tokens": sum(_count(u.get("prompt_tokens")) for u in usage),
+        "reported_completion_tokens": sum(_count(u.get("completion_tokens")) for u in usage),
     }
+
+
+def _count(value: JSONValue) -> int:
+    """A recorded count as an int (absent or null: 0)."""
+    if isinstance(value, list | dict):
+        raise TypeError(f"a model call's count is not a number: {value!r}")
+    return int(value or 0)
 
 
 _INITIAL_STATES: dict[int, ObservableState] = {}
@@ -165,7 +173,7 @@ class _Episode:
         self.pending_retrievals: list[Any] = []
         self.after_tool_turn = False
 
-    def loop(self) -> str:
+    def loop(self) -> EndedBy:
         engine = self.resources.engine_spec
         answer = self.resources.agent_spec.answer_action == "named"
         no_progress = 0

@@ -10,18 +10,20 @@ derived.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from pydantic import ValidationError
 
 from runtime.catalog.io import load_catalog
 from runtime.catalog.model import Endpoint
 from runtime.core.errors import SchemaRouterError
 from runtime.engine.metrics import episode_metrics
+from runtime.engine.trace import read_trace
 from runtime.run.engine_port import WALL_LATENCY_METRIC
 from runtime.run.store import EpisodeOutcome
+from runtime.spec_model import CompiledSpec
 from runtime.state.guard import install_from_compiled
 from runtime.surface import load_surface, load_surface_file
 from runtime.surface.model import Task
@@ -46,7 +48,7 @@ class MetricsAudit:
         cls,
         *,
         catalogs_dir: Path,
-        compiled: Any,
+        compiled: CompiledSpec,
         catalog_sizes: Iterable[int],
         surface_file: Path | None = None,
     ) -> MetricsAudit:
@@ -67,15 +69,8 @@ class MetricsAudit:
                 f"{where}: no stored trace to check its metrics against; refusing to score"
             )
         try:
-            trace = json.loads(outcome.trace_json)
-            if not isinstance(trace, dict):
-                raise ValueError("the trace is not a JSON object")
-            owner = (
-                trace.get("task_id"),
-                trace.get("condition"),
-                trace.get("catalog"),
-                trace.get("epoch") or 1,
-            )
+            trace = read_trace(outcome.trace_json)
+            owner = (trace.task_id, trace.condition, trace.catalog, trace.epoch or 1)
             if owner != (key.task_id, key.condition, key.catalog, key.epoch):
                 shown = owner[:3] if owner[3] == 1 else owner  # one epoch: the key as 0.14 names it
                 raise ValueError(f"the stored trace belongs to {shown}")
@@ -93,9 +88,9 @@ class MetricsAudit:
                 wall_ms=outcome.wall_latency_ms or 0.0,
                 metric_ids=self.metric_ids,
             )
-        except (ValueError, TypeError, KeyError, AttributeError) as err:
+        except (SchemaRouterError, ValueError, TypeError, KeyError, AttributeError) as err:
             raise SchemaRouterError(
-                f"{where}: the stored trace cannot be read ({err}); refusing to score"
+                f"{where}: the stored trace cannot be read ({_reason(err)}); refusing to score"
             ) from None
         recomputed.pop(WALL_LATENCY_METRIC, None)
         stored = dict(outcome.metrics)
@@ -107,3 +102,13 @@ class MetricsAudit:
                 f"({first}: stored {stored.get(first)!r}, recomputed {recomputed.get(first)!r}"
                 f"{f'; {len(differing) - 1} more' if len(differing) > 1 else ''}); refusing to score"
             )
+
+
+def _reason(err: Exception) -> str:
+    """One line saying why a stored trace cannot be read (a validation error: its first problem)."""
+    if isinstance(err, ValidationError):
+        first = err.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the trace"
+        more = f"; {err.error_count() - 1} more" if err.error_count() > 1 else ""
+        return f"{where}: {first['msg']}{more}"
+    return str(err)

@@ -11,7 +11,6 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from runtime.agents.catalog_view import AgentCatalog
 from runtime.agents.protocol import Agent
@@ -19,14 +18,15 @@ from runtime.agents.registry import make_agent
 from runtime.catalog.io import catalog_digest, load_catalog_with_digest
 from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONValue
 from runtime.prompt import ExposedTools, ToolSchemas
 from runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
 from runtime.retrieval.index import RetrievalIndex
 from runtime.retrieval.key_free import key_free_ranking
 from runtime.retrieval.strategy import build_from_spec
-from runtime.spec_model import CompiledSpec
+from runtime.spec_model import CompiledSpec, StateContractSpec
 from runtime.spec_model.agent import AgentSpec
-from runtime.spec_model.conditions import ConditionRetrieverSpec
+from runtime.spec_model.conditions import ConditionRetrieverSpec, ConditionSpec
 from runtime.spec_model.engine import EngineSpec
 from runtime.spec_model.retriever import StrategyChoice
 from runtime.state.guard import install_from_compiled
@@ -44,7 +44,7 @@ class CatalogResources:
     state_aware_retriever: StateAwareRetriever
     digest: str | None = None  # the catalog file's digest; computed from the catalog when not given
     retriever_spec: RetrieverSpec | None = None  # what a condition's own strategy is built with
-    state_contract: Any = None
+    state_contract: StateContractSpec | None = None
     cache_dir: Path | None = None
     index: RetrievalIndex | None = None  # the experiment's spec's index, which the strategy searches
     _own: dict[str, tuple[StaticRetriever, StateAwareRetriever]] = field(init=False, default_factory=dict)
@@ -69,7 +69,7 @@ class CatalogResources:
         cls,
         catalog: Catalog,
         retriever_spec: RetrieverSpec,
-        state_contract: Any,
+        state_contract: StateContractSpec | None,
         *,
         digest: str | None = None,
         cache_dir: Path | None = None,
@@ -139,7 +139,7 @@ class EngineResources:
         agent_spec: AgentSpec,
         agent: str,
         tokenizer_path: str | None = None,
-        agent_options: Mapping[str, Any] | None = None,
+        agent_options: Mapping[str, JSONValue] | None = None,
     ):
         self.compiled = compiled
         self.agent_options = dict(agent_options or {})
@@ -168,7 +168,7 @@ class EngineResources:
         catalog_sizes: Iterable[int] = (100, 250, 500),
         agent: str = "reference",
         tokenizer_path: str | None = None,
-        agent_options: Mapping[str, Any] | None = None,
+        agent_options: Mapping[str, JSONValue] | None = None,
         surface_file: Path | None = None,
         cache_dir: Path | None = None,
     ) -> EngineResources:
@@ -212,7 +212,7 @@ class EngineResources:
                 f"catalog {size} is not loaded; loaded: {', '.join(map(str, sorted(self._catalogs)))}"
             ) from None
 
-    def condition(self, condition_id: str) -> Any:
+    def condition(self, condition_id: str) -> ConditionSpec:
         try:
             return self._conditions[condition_id]
         except KeyError:

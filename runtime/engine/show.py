@@ -25,7 +25,9 @@ def render_trace(trace: EpisodeTrace, console: Console | None = None) -> None:
         console.rule(f"turn {turn.turn}")
         for call in turn.retrieval_calls:
             console.print(f"[cyan]retrieve[/] {_short(call.get('text', ''), 160)}")
-            console.print(f"  → {', '.join(call.get('route_ids', [])[:10])}")
+            route_ids = call.get("route_ids")
+            shown = [str(r) for r in route_ids[:10]] if isinstance(route_ids, list) else []
+            console.print(f"  → {', '.join(shown)}")
         exposed = trace.exposed_route_ids(turn)
         console.print(f"exposed ({len(exposed)}): {_short(', '.join(exposed), 160)}")
         console.print(f"tokens: schema {turn.schema_tokens}, input {turn.input_tokens}")

@@ -13,15 +13,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from runtime.core.errors import SchemaRouterError
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONObject, JSONValue
 
 TRACE_VERSION = 2
 READABLE_TRACE_VERSIONS = (1, 2)
+EndedBy = Literal["final_answer", "cannot_proceed", "max_turns", "no_progress"]
+
+if TYPE_CHECKING:
+    # What a reader sees: arbitrary JSON (the trace is a JSON record; these parts are recorded as
+    # given: the agent's arguments and answer, the gate's audit record, the state, a model call).
+    TraceJSON: TypeAlias = JSONValue
+    TraceObject: TypeAlias = JSONObject
+else:
+    # What pydantic validates: any value / any object, walked no deeper. ``JSONValue`` is a recursive
+    # alias pydantic cannot build a validator from, and walking every nested value would cost each
+    # stored trace's decoding; the schema stays ``{"type": "object", "additionalProperties": true}``.
+    TraceJSON = Any
+    TraceObject = dict[str, Any]
 
 
 class TraceDecision(FrozenModel):
@@ -31,9 +45,9 @@ class TraceDecision(FrozenModel):
         description="The decision's kind."
     )
     tool_name: str | None = Field(default=None, description="Tool called (tool_call, bad_output).")
-    arguments: Any = Field(default=None, description="Arguments as the agent gave them.")
+    arguments: TraceJSON = Field(default=None, description="Arguments as the agent gave them.")
     detail: str | None = Field(default=None, description="Reason or error text (cannot_proceed, bad_output).")
-    answer: dict[str, Any] | None = Field(default=None, description="Final answer values (final_answer).")
+    answer: TraceObject | None = Field(default=None, description="Final answer values (final_answer).")
 
 
 class TraceResult(FrozenModel):
@@ -42,7 +56,7 @@ class TraceResult(FrozenModel):
     status: Literal["ok", "error", "blocked"] = Field(description="ok, error (executed) or blocked (gate).")
     route_id: str | None = Field(description="Route the tool resolves to, null for unknown tools.")
     error_class: str | None = Field(description="Typed error class, null when ok.")
-    fields: list[dict[str, Any]] = Field(description="Typed output fields (ObservedField dumps).")
+    fields: list[TraceObject] = Field(description="Typed output fields (ObservedField dumps).")
     message: str | None = Field(
         description="Free text the tool returned: shown to the model, never retrieved."
     )
@@ -59,18 +73,18 @@ class TurnRecord(FrozenModel):
     ranking_top5: list[str] | None = Field(
         description="Top 5 of the ranking the condition used for this decision point (null: no ranking)."
     )
-    retrieval_calls: list[dict[str, Any]] = Field(
+    retrieval_calls: list[TraceObject] = Field(
         description="Retrieval calls made since the previous turn (exact text sent, routes returned, scores)."
     )
     schema_tokens: int = Field(description="Tokens of the exposed tool schemas in this turn's prompt.")
     input_tokens: int = Field(description="Tokens of this turn's whole prompt.")
     decision: TraceDecision = Field(description="The agent's decision.")
-    audit: dict[str, Any] | None = Field(description="The policy gate's audit record (tool attempts only).")
+    audit: TraceObject | None = Field(description="The policy gate's audit record (tool attempts only).")
     result: TraceResult | None = Field(description="The typed result (tool attempts only).")
-    state_after: dict[str, Any] | None = Field(
+    state_after: TraceObject | None = Field(
         description="ObservableState after this turn (tool attempts only)."
     )
-    model_call: dict[str, Any] | None = Field(
+    model_call: TraceObject | None = Field(
         default=None,
         description="Model agents only: cached, server_calls, the server's reported usage, model, "
         "system_fingerprint. Not deterministic (a replay is cached).",
@@ -102,9 +116,7 @@ class EpisodeTrace(FrozenModel):
         description="Index into exposures: the route IDs exposed in the first turn."
     )
     turns: list[TurnRecord] = Field(description="Model turns in order.")
-    ended_by: Literal["final_answer", "cannot_proceed", "max_turns", "no_progress"] = Field(
-        description="Why the episode stopped."
-    )
+    ended_by: EndedBy = Field(description="Why the episode stopped.")
     passed: bool = Field(description="Deterministic task pass (check_task).")
     milestones_reached: int = Field(description="Milestones observed in typed results.")
     milestones_total: int = Field(description="Milestones the task requires.")
@@ -142,15 +154,22 @@ class EpisodeTrace(FrozenModel):
         return self.exposures[self.initial_exposure] if self.exposures else []
 
 
-def read_trace(data: str | bytes | Mapping[str, Any]) -> EpisodeTrace:
+def read_trace(data: str | bytes | Mapping[str, JSONValue]) -> EpisodeTrace:
     """A stored trace (JSON text or its parsed object) of any readable version, as the current model.
 
     A version-1 trace repeats the exposed route IDs in every turn and names no catalog digest; it is
-    read into the current shape with the same information (``catalog_digest`` null).
+    read into the current shape with the same information (``catalog_digest`` null). JSON text of the
+    current version is validated straight from the text (pydantic's own parser: no ``json.loads``
+    first); anything else takes the checked path below, which names what is wrong.
     """
-    raw: Any = json.loads(data) if isinstance(data, str | bytes) else dict(data)
-    if not isinstance(raw, dict):
+    if isinstance(data, str | bytes):
+        current = _current_version(data)
+        if current is not None:
+            return current
+        data = json.loads(data)
+    if not isinstance(data, Mapping):
         raise SchemaRouterError("trace: not a JSON object")
+    raw = dict(data)
     version = raw.get("trace_version")
     if version not in READABLE_TRACE_VERSIONS:
         readable = ", ".join(map(str, READABLE_TRACE_VERSIONS))
@@ -158,6 +177,16 @@ def read_trace(data: str | bytes | Mapping[str, Any]) -> EpisodeTrace:
     if version == 1:
         raw = _upgrade_v1(raw)
     return EpisodeTrace.model_validate(raw)
+
+
+def _current_version(text: str | bytes) -> EpisodeTrace | None:
+    """``text`` as a trace when it is one of the current version that says so; None otherwise."""
+    try:
+        trace = EpisodeTrace.model_validate_json(text)
+    except ValidationError:
+        return None
+    stated = "trace_version" in trace.model_fields_set and trace.trace_version == TRACE_VERSION
+    return trace if stated else None
 
 
 def _upgrade_v1(raw: dict[str, Any]) -> dict[str, Any]:

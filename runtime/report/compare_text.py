@@ -3,13 +3,12 @@ paired differences B - A per catalog size, and the task-pass flips."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from runtime.diagnostics.compare import PairedComparison
 from runtime.report.explain import Table, render_text
 from runtime.report.intervals_text import fmt_interval
 
 
-def compare_header(result: dict[str, Any], label_a: str, label_b: str) -> list[str]:
+def compare_header(result: PairedComparison, label_a: str, label_b: str) -> list[str]:
     lines = []
     for name, label, ident in (("A", label_a, result["a"]), ("B", label_b, result["b"])):
         lines.append(
@@ -34,7 +33,7 @@ def compare_header(result: dict[str, Any], label_a: str, label_b: str) -> list[s
     return lines
 
 
-def compare_tables(result: dict[str, Any], titles: dict[str, str]) -> list[Table]:
+def compare_tables(result: PairedComparison, titles: dict[str, str]) -> list[Table]:
     shim = {
         "bootstrap": {"iterations": result["bootstrap"]["iterations"]},
         "scope": {"tasks_per_cell": {"max": result["max_tasks_per_cell"]}},
@@ -90,7 +89,7 @@ def compare_tables(result: dict[str, Any], titles: dict[str, str]) -> list[Table
     return tables
 
 
-def render_compare(result: dict[str, Any], label_a: str, label_b: str, titles: dict[str, str]) -> str:
+def render_compare(result: PairedComparison, label_a: str, label_b: str, titles: dict[str, str]) -> str:
     return (
         "\n".join(compare_header(result, label_a, label_b))
         + "\n\n"

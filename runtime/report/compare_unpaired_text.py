@@ -3,13 +3,12 @@ unpaired, and each run's treatment - comparator contrast with B - A per catalog 
 
 from __future__ import annotations
 
-from typing import Any
-
+from runtime.diagnostics.compare_unpaired import UnpairedComparison
 from runtime.report.explain import Table, render_text
 from runtime.report.intervals_text import fmt_interval
 
 
-def unpaired_header(result: dict[str, Any], label_a: str, label_b: str) -> list[str]:
+def unpaired_header(result: UnpairedComparison, label_a: str, label_b: str) -> list[str]:
     boot = result["bootstrap"]
     contrast = f"{result['treatment']} - {result['comparator']}"
     lines = [
@@ -30,7 +29,7 @@ def unpaired_header(result: dict[str, Any], label_a: str, label_b: str) -> list[
     ]
 
 
-def unpaired_tables(result: dict[str, Any], titles: dict[str, str]) -> list[Table]:
+def unpaired_tables(result: UnpairedComparison, titles: dict[str, str]) -> list[Table]:
     shim = {"bootstrap": {"iterations": result["bootstrap"]["iterations"]}}
     contrast = f"{result['treatment']} - {result['comparator']}"
     tables: list[Table] = []
@@ -54,7 +53,7 @@ def unpaired_tables(result: dict[str, Any], titles: dict[str, str]) -> list[Tabl
     return tables
 
 
-def render_unpaired(result: dict[str, Any], label_a: str, label_b: str, titles: dict[str, str]) -> str:
+def render_unpaired(result: UnpairedComparison, label_a: str, label_b: str, titles: dict[str, str]) -> str:
     return (
         "\n".join(unpaired_header(result, label_a, label_b))
         + "\n\n"

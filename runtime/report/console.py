@@ -7,7 +7,7 @@ ResultSet, which holds keys and counts, never outcomes.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.console import Console
@@ -15,6 +15,7 @@ from rich.table import Table
 
 from runtime.report.intervals_text import FLAG_MARK, report_flag
 from runtime.report.numbers import fmt_number
+from runtime.report.report_data import CriterionData, ReportData
 
 if TYPE_CHECKING:  # imported for the annotation only: `sr --help` does not load the run package
     from runtime.run.resultset import ResultSet
@@ -50,30 +51,31 @@ def pilot_line(surface: str) -> str:
     )
 
 
-def scope_note(report: dict[str, Any]) -> str:
+def scope_note(report: ReportData) -> str:
     """What the verdict is not: a full-scope pilot is the full scope on another surface (``PILOT on
     surface dev: not the preregistered verdict``); any other scope short of the preregistered one is a
     sub-scope. Empty for the preregistered experiment."""
-    pilot = report.get("pilot") or {}
-    if pilot.get("full_scope"):
+    pilot = report.get("pilot")
+    if pilot and pilot.get("full_scope"):
         return f" (PILOT on surface {pilot['surface']}: not the preregistered verdict)"
     return "" if report["gate"]["preregistered_scope"] else " (sub-scope: not the preregistered verdict)"
 
 
-def verdict_line(report: dict[str, Any]) -> str:
+def verdict_line(report: ReportData) -> str:
     """``Gate verdict: FAIL`` with its scope note, as plain text (pilots.yaml records this line)."""
     return f"Gate verdict: {report['gate']['verdict']}{scope_note(report)}"
 
 
-def print_verdict(console: Console, report: dict[str, Any], *, identity: str | None = None) -> None:
+def print_verdict(console: Console, report: ReportData, *, identity: str | None = None) -> None:
     """The gate verdict and a short criteria table: code, metric, statistic, value, estimate, CI,
     threshold, passed. ``value`` is what the criterion tests (``ci_low`` is the interval's lower bound),
     ``estimate`` the point estimate the interval is around (for G5 and G6, exact, the same number).
 
     ``identity``: the experiment and its lineage (``identity_line``), printed above the table."""
     gate = report["gate"]
-    if report.get("pilot"):
-        console.print(pilot_line(report["pilot"]["surface"]), markup=False, highlight=False)
+    pilot = report.get("pilot")
+    if pilot:
+        console.print(pilot_line(pilot["surface"]), markup=False, highlight=False)
     console.print(identity or f"Experiment {report['experiment_id']}")
     peeks = report.get("evaluation_outcomes_seen_before_freeze")
     if peeks:
@@ -155,7 +157,7 @@ def status_lines(result_set: ResultSet) -> list[str]:
     return lines
 
 
-def _ci(c: dict[str, Any], report: dict[str, Any]) -> str:
+def _ci(c: CriterionData, report: ReportData) -> str:
     if c["ci_low"] is None:
         return "undefined"
     flag = report_flag(c, report)

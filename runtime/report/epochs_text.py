@@ -17,11 +17,12 @@ from typing import Any
 
 from runtime.report.intervals_text import FLAG_MARK, fmt_interval
 from runtime.report.numbers import fmt_number
+from runtime.report.report_data import IntervalData, ReportData
 
 PASS_METRIC = "task_pass"
 
 
-def epoch_lines(report: dict[str, Any]) -> list[str]:
+def epoch_lines(report: ReportData) -> list[str]:
     """One line per condition and catalog: pass^k, the pass rate with its task-cluster bootstrap interval,
     and the spread between epochs."""
     block = report.get("epochs")
@@ -43,7 +44,7 @@ def epoch_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _bootstrap_text(interval: dict[str, Any], report: dict[str, Any]) -> str:
+def _bootstrap_text(interval: IntervalData, report: ReportData) -> str:
     """``0.2917, task-cluster bootstrap 95% CI [0.2, 0.375]`` (flagged as report.md flags it)."""
     confidence = report.get("bootstrap", {}).get("confidence")
     label = f"task-cluster bootstrap {confidence:.0%} CI" if confidence else "task-cluster bootstrap CI"
@@ -61,5 +62,5 @@ def spread_text(spread: dict[str, Any], epochs: int) -> str:
     return text
 
 
-def warning_lines(report: dict[str, Any]) -> list[str]:
+def warning_lines(report: ReportData) -> list[str]:
     return [f"warning: {w}" for w in report.get("agent_warnings") or ()]

@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from runtime.report.intervals_text import fmt_interval
+from runtime.report.report_data import ReportData
 
 Table = tuple[str, list[str], list[list[str]]]  # title, header, rows
 
 
 def diagnostics_tables(
-    report: dict[str, Any], *, condition: str | None = None, catalog: int | None = None
+    report: ReportData, *, condition: str | None = None, catalog: int | None = None
 ) -> list[Table]:
     """Every diagnostics table, filtered to one condition and/or catalog size."""
     diag = report.get("diagnostics")
@@ -33,7 +34,7 @@ def diagnostics_tables(
 
 
 def _recall_tables(
-    report: dict[str, Any], section: dict[str, Any], conditions: list[str], catalogs: list[str]
+    report: ReportData, section: dict[str, Any], conditions: list[str], catalogs: list[str]
 ) -> list[Table]:
     """Recall@5 at decision points by the transition before it, then by stratum and by language (only
     for the conditions that rank)."""
@@ -176,7 +177,7 @@ def render_markdown_tables(tables: Sequence[Table]) -> list[str]:
     return out
 
 
-def _with_n(interval: dict[str, Any], report: dict[str, Any]) -> str:
+def _with_n(interval: dict[str, Any], report: ReportData) -> str:
     return f"{fmt_interval(interval, report)} {interval['numerator']}/{interval['denominator']}"
 
 

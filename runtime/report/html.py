@@ -25,6 +25,7 @@ from runtime.report.explain import diagnostics_tables
 from runtime.report.html_section_registry import html_section, registered_html_sections
 from runtime.report.intervals_text import FLAG_MARK, fmt_interval
 from runtime.report.numbers import fmt_number
+from runtime.report.report_data import CriterionData, ReportData
 from runtime.run import jsonio
 
 REPORT_HTML_FILE = "report.html"
@@ -32,7 +33,7 @@ REPORT_HTML_FILE = "report.html"
 
 def write_html(
     out_dir: Path,
-    report: dict[str, Any],
+    report: ReportData,
     facts: Sequence[EpisodeFacts],
     traces: Sequence[str | None],
 ) -> Path:
@@ -41,7 +42,7 @@ def write_html(
     return path
 
 
-def render_html(report: dict[str, Any], facts: Sequence[EpisodeFacts], traces: Sequence[str | None]) -> str:
+def render_html(report: ReportData, facts: Sequence[EpisodeFacts], traces: Sequence[str | None]) -> str:
     episodes = [
         [f.task_id, f.condition, f.catalog, f.stratum, f.language, f.passed, f.cause or ""] for f in facts
     ]
@@ -102,7 +103,7 @@ def render_html(report: dict[str, Any], facts: Sequence[EpisodeFacts], traces: S
 
 
 @html_section("gate", order=10, title="Gate forest", nav="Gate")
-def _gate_section(report: dict[str, Any]) -> str:
+def _gate_section(report: ReportData) -> str:
     return f"""<p>Each criterion's statistic with its 95% interval at every catalog size; the dashed line
 is the threshold; green passes, red fails. {FLAG_MARK} marks an interval that is not an honest
 interval.</p>
@@ -111,13 +112,13 @@ interval.</p>
 
 
 @html_section("breakdowns", order=20, title="Breakdowns (from the stored traces)", nav="Breakdowns")
-def _breakdowns_section(report: dict[str, Any]) -> str:
+def _breakdowns_section(report: ReportData) -> str:
     tables = "\n".join(_table_html(t) for t in diagnostics_tables(report))
     return tables or "<p>No diagnostics in this report.</p>"
 
 
 @html_section("traces", order=30, title="Trace viewer")
-def _traces_section(report: dict[str, Any]) -> str:
+def _traces_section(report: ReportData) -> str:
     """The viewer's frame; report.js fills it from the page's embedded episodes and traces."""
     del report
     return """<div id="filters"></div>
@@ -141,7 +142,7 @@ def _table_html(table: tuple[str, list[str], list[list[str]]]) -> str:
     )
 
 
-def _gate_table(report: dict[str, Any]) -> str:
+def _gate_table(report: ReportData) -> str:
     rows = []
     for catalog, block in report["gate"]["by_catalog"].items():
         for c in block["criteria"]:
@@ -169,9 +170,9 @@ def _gate_table(report: dict[str, Any]) -> str:
     )
 
 
-def gate_forest_svg(report: dict[str, Any]) -> str:
+def gate_forest_svg(report: ReportData) -> str:
     """One row per criterion x catalog size on the criterion's own axis (inline SVG, labelled)."""
-    by_code: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    by_code: dict[str, list[tuple[str, CriterionData]]] = {}
     for catalog, block in report["gate"]["by_catalog"].items():
         for c in block["criteria"]:
             by_code.setdefault(c["code"], []).append((catalog, c))
@@ -203,7 +204,7 @@ def gate_forest_svg(report: dict[str, Any]) -> str:
         tx = x(first["threshold"])
         top = y
         for catalog, c in rows:
-            color = {True: "#1a7f37", False: "#cf222e"}.get(c["passed"], "#9a6700")
+            color = {True: "#1a7f37", False: "#cf222e", None: "#9a6700"}[c["passed"]]
             mid = y + row_h / 2
             parts.append(f'<text x="24" y="{mid + 4}">catalog {html.escape(catalog)}</text>')
             if c["ci_low"] is not None and c["ci_high"] is not None:
@@ -211,8 +212,8 @@ def gate_forest_svg(report: dict[str, Any]) -> str:
                     f'<line x1="{x(c["ci_low"]):.1f}" x2="{x(c["ci_high"]):.1f}" y1="{mid}" y2="{mid}" '
                     f'stroke="{color}" stroke-width="3"/>'
                 )
-            if c["point"] is not None or c["value"] is not None:
-                v = c["point"] if c["point"] is not None else c["value"]
+            v = c["point"] if c["point"] is not None else c["value"]
+            if v is not None:
                 parts.append(f'<circle cx="{x(v):.1f}" cy="{mid}" r="4" fill="{color}"/>')
             parts.append(
                 f'<text x="{label_w + plot_w + 8}" y="{mid + 4}" fill="{color}">'

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from runtime.core.registry import Registry
+from runtime.report.report_data import ReportData
 
-HtmlSectionFn = Callable[[dict[str, Any]], str]
+HtmlSectionFn = Callable[[ReportData], str]
 _CODE = re.compile(r"^[a-z][a-z0-9-]*$")  # an HTML id and a URL fragment as it stands
 
 

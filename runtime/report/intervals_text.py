@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from runtime.diagnostics.flags import interval_flag
@@ -10,7 +11,7 @@ from runtime.report.numbers import fmt_number
 FLAG_MARK = "⚑"
 
 
-def report_flag(interval: dict[str, Any], report: dict[str, Any]) -> str | None:
+def report_flag(interval: Mapping[str, Any], report: Mapping[str, Any]) -> str | None:
     """The flag of one of report.json's intervals (metrics, differences, gate criteria)."""
     if "flag" in interval:
         return interval["flag"]  # type: ignore[no-any-return]
@@ -27,7 +28,7 @@ def report_flag(interval: dict[str, Any], report: dict[str, Any]) -> str | None:
     )
 
 
-def fmt_interval(interval: dict[str, Any] | None, report: dict[str, Any], *, missing: str = "—") -> str:
+def fmt_interval(interval: Mapping[str, Any] | None, report: Mapping[str, Any], *, missing: str = "—") -> str:
     """``0.5519 [0.4545, 0.6582]``, with `` ⚑ flag`` when flagged."""
     if not interval:
         return missing

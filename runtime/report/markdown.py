@@ -14,6 +14,7 @@ from runtime.report.explain import diagnostics_tables, render_markdown_tables
 from runtime.report.intervals_text import FLAG_MARK, fmt_interval
 from runtime.report.numbers import fmt_number
 from runtime.report.plots import PLOT_FILES
+from runtime.report.report_data import CriterionData, ReportData
 from runtime.report.section_registry import SectionContext, render_sections, report_section
 from runtime.spec_model.identity import Lineage, identity_line
 
@@ -21,7 +22,7 @@ REPORT_MD_FILE = "report.md"
 
 
 def render_markdown(
-    report: dict[str, Any],
+    report: ReportData,
     latency: dict[str, Any] | None,
     titles: dict[str, str],
     lineage: Lineage | None = None,
@@ -96,7 +97,7 @@ def _gate(ctx: SectionContext) -> list[str]:
         "| code | criterion | test | " + " | ".join(f"catalog {k}" for k in catalogs) + " |",
         "| --- | --- | --- | " + " | ".join("---" for _ in catalogs) + " |",
     ]
-    criteria_rows: dict[str, list[dict[str, Any]]] = {}
+    criteria_rows: dict[str, list[CriterionData]] = {}
     for k in catalogs:
         for c in gate["by_catalog"][k]["criteria"]:
             criteria_rows.setdefault(c["code"], []).append(c)
@@ -139,7 +140,7 @@ def _plots(ctx: SectionContext) -> list[str]:
     return ["## Plots", ""] + [f"![{name}]({name})" for name in PLOT_FILES] + [""]
 
 
-def _repeated_trials(report: dict[str, Any]) -> list[str]:
+def _repeated_trials(report: ReportData) -> list[str]:
     """Template warnings and, for ``--epochs N``, pass^k: nothing for a one-epoch run without warnings."""
     from runtime.report.epochs_text import epoch_lines, warning_lines
 
@@ -156,14 +157,14 @@ def _spec_rank(metric: str, titles: dict[str, str]) -> int:
     return order.index(metric) if metric in order else len(order)
 
 
-def _criterion_cell(c: dict[str, Any], report: dict[str, Any]) -> str:
+def _criterion_cell(c: CriterionData, report: ReportData) -> str:
     mark = {True: "PASS", False: "FAIL", None: "n/a"}[c["passed"]]
     if c["ci_low"] is None:
         return f"{_num(c['value'])} {mark}"
     return f"{fmt_interval(c, report)} {mark}"
 
 
-def _metric_table(report: dict[str, Any], catalog: str, titles: dict[str, str]) -> list[str]:
+def _metric_table(report: ReportData, catalog: str, titles: dict[str, str]) -> list[str]:
     conditions = report["scope"]["conditions"]
     metric_ids: list[str] = []
     for condition in conditions:
@@ -186,7 +187,7 @@ def _metric_table(report: dict[str, Any], catalog: str, titles: dict[str, str]) 
     return [*lines, ""]
 
 
-def _difference_table(report: dict[str, Any], catalogs: list[str], titles: dict[str, str]) -> list[str]:
+def _difference_table(report: ReportData, catalogs: list[str], titles: dict[str, str]) -> list[str]:
     diffs = report["differences"]
     if not diffs["by_catalog"]:
         return []
@@ -203,7 +204,7 @@ def _difference_table(report: dict[str, Any], catalogs: list[str], titles: dict[
     return [*lines, ""]
 
 
-def _latency_table(latency: dict[str, Any] | None, catalogs: list[str], report: dict[str, Any]) -> list[str]:
+def _latency_table(latency: dict[str, Any] | None, catalogs: list[str], report: ReportData) -> list[str]:
     conditions = report["scope"]["conditions"]
     if not latency or not latency.get("metrics"):
         return []
@@ -219,7 +220,7 @@ def _latency_table(latency: dict[str, Any] | None, catalogs: list[str], report: 
     return [*lines, ""]
 
 
-def _diagnostics_section(report: dict[str, Any]) -> list[str]:
+def _diagnostics_section(report: ReportData) -> list[str]:
     tables = diagnostics_tables(report)
     if not tables:
         return []

@@ -22,6 +22,7 @@ from runtime.diagnostics.source import Diagnoser, episode_source
 from runtime.report.html import write_html
 from runtime.report.markdown import REPORT_MD_FILE, render_markdown
 from runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
+from runtime.report.report_data import as_report_data
 from runtime.retrieval import RetrieverSpec
 from runtime.retrieval.strategy import DEFAULT_STRATEGY
 from runtime.run import jsonio
@@ -78,7 +79,7 @@ def score_and_publish(
             retrievers=own_retrievers(compiled),
         )
         if diagnoser is not None and diagnoser.result is not None:
-            write_html(out_dir, result.report, diagnoser.result.facts, diagnoser.traces)
+            write_html(out_dir, as_report_data(result.report), diagnoser.result.facts, diagnoser.traces)
     except BaseException:
         if drawing is not None:
             drawing.cancel()
@@ -119,7 +120,7 @@ def render_report(
     latency_path = out_dir / LATENCY_REPORT_FILE
     latency = jsonio.read_json(latency_path) if latency_path.is_file() else None
     titles = {m.id: m.title for m in spec.metrics}
-    text = render_markdown(report, latency, titles, lineage, retrievers)
+    text = render_markdown(as_report_data(report), latency, titles, lineage, retrievers)
     jsonio.write_text_atomic(out_dir / REPORT_MD_FILE, text)
     if plots:
         draw_plots(out_dir, spec)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from runtime.core.registry import Registry
+from runtime.report.report_data import ReportData
 from runtime.spec_model.identity import Lineage
 
 
@@ -16,7 +17,7 @@ from runtime.spec_model.identity import Lineage
 class SectionContext:
     """What a section renders from: report.json, latency.json (None when absent), metric titles, lineage."""
 
-    report: dict[str, Any]
+    report: ReportData
     latency: dict[str, Any] | None
     titles: dict[str, str]
     lineage: Lineage | None

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemarouter.api.project import ProjectArg, project_paths
+
+if TYPE_CHECKING:  # the annotation only: importing the library face loads no diagnostics
+    from runtime.diagnostics.compare import PairedComparison
+    from runtime.diagnostics.compare_unpaired import UnpairedComparison
 
 
 @dataclass(frozen=True)
@@ -22,7 +26,7 @@ class Comparison:
     """``sr compare``'s text and its data (paired B - A over the common tasks)."""
 
     text: str
-    data: dict[str, Any]
+    data: PairedComparison | UnpairedComparison
 
 
 def explain(

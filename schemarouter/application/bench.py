@@ -224,7 +224,7 @@ def replay_episodes(
         if size not in schemas:
             schemas[size] = {e.route_id: e.tool_schema() for e in resources.catalog(size).catalog.endpoints}
         trace = run_episode(resources=resources, task=task, condition_id=condition, catalog_size=size)
-        out.append(replay_episode(trace.model_dump(mode="json"), task.visible().query, schemas[size]))
+        out.append(replay_episode(trace, task.visible().query, schemas[size]))
     return out
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from runtime.core.errors import SchemaRouterError
 from runtime.diagnostics.compare import identity
-from runtime.diagnostics.compare_unpaired import compare_unpaired
+from runtime.diagnostics.compare_unpaired import UnpairedComparison, compare_unpaired
 from runtime.report.compare_unpaired_text import render_unpaired
 from runtime.run import read_manifest
 from runtime.run.manifest import RunManifest
@@ -23,7 +23,7 @@ def compare_across_surfaces(
     reports: list[dict[str, Any]],
     rows: list[list[dict[str, Any]]],
     titles: dict[str, str],
-) -> tuple[str, dict[str, Any]]:
+) -> tuple[str, UnpairedComparison]:
     """The unpaired comparison's text and data."""
     for run_dir, report in zip(run_dirs, reports, strict=True):
         if "metric_definitions" not in report:

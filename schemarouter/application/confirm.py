@@ -27,6 +27,7 @@ from compiler.confirmations import CONFIRMATIONS, record_confirmation
 from runtime.core.errors import SchemaRouterError
 from runtime.core.jcs import dumps as jcs_dumps
 from runtime.report.console import verdict_line
+from runtime.report.report_data import as_report_data
 from runtime.run import read_manifest
 from runtime.run.manifest import now_utc
 from runtime.surface.io import SURFACE_FILE, load_surface_file
@@ -196,7 +197,7 @@ def confirm_draft(
         paths, replace(request, surface_file=checked.file, surface_file_name=CONFIRMATION), deps
     )
     if outcome.report is not None:
-        verdict = verdict_line(outcome.report)
+        verdict = verdict_line(as_report_data(outcome.report))
     else:
         verdict = f"not terminal: no verdict (sr run --resume --run-dir {outcome.run_dir})"
     record_confirmation(

@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from runtime.core.errors import SchemaRouterError
-from runtime.diagnostics.compare import compare_runs
+from runtime.diagnostics.compare import PairedComparison, compare_runs
+from runtime.diagnostics.compare_unpaired import UnpairedComparison
 from runtime.report.compare_text import render_compare
 from runtime.report.console import scope_note
 from runtime.report.explain import diagnostics_tables, render_text
+from runtime.report.report_data import as_report_data
 from runtime.run import jsonio
 from runtime.scoring.per_task import PER_TASK_FILE
 from runtime.scoring.report_json import REPORT_FILE
@@ -69,7 +71,7 @@ def explain_run(
     header = [
         f"{'PILOT: ' if report.get('pilot') else ''}Experiment {report['experiment_id']}, agent "
         f"{report['agent']}: gate {gate['treatment']} vs {gate['comparator']}: {gate['verdict']}"
-        + scope_note(report),
+        + scope_note(as_report_data(report)),
         "From the stored traces (report.json diagnostics); ⚑ marks an interval that is not an honest "
         "interval (one task per cell, or undefined resamples).",
     ]
@@ -77,7 +79,7 @@ def explain_run(
         shown = [c for c in scope["conditions"] if condition is None or c == condition]
         header.append(retriever_line(retrievers, shown))
     header.append("")
-    tables = diagnostics_tables(report, condition=condition, catalog=catalog)
+    tables = diagnostics_tables(as_report_data(report), condition=condition, catalog=catalog)
     return Explained(text="\n".join(header) + "\n" + render_text(tables), report=report)
 
 
@@ -92,7 +94,7 @@ def run_retrievers(project: ProjectPaths, run_dir: Path) -> dict[str, str] | Non
     return condition_retrievers(spec)
 
 
-def compare_run_dirs(run_a: Path, run_b: Path) -> tuple[str, dict[str, Any]]:
+def compare_run_dirs(run_a: Path, run_b: Path) -> tuple[str, PairedComparison | UnpairedComparison]:
     """The comparison text and its data (B - A over the common tasks)."""
     reports, rows = [], []
     for run_dir in (run_a, run_b):

@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from runtime.catalog.model import Catalog
+from runtime.core.json_value import JSONValue
 from runtime.engine.trace import TurnRecord
 from schemarouter.application.export_tables import Episode
 
@@ -123,14 +124,19 @@ def _retrieval_events(
                     "state": state_before if uses_state else None,
                     "text_sent": call.get("text"),
                     "depth": call.get("depth"),
-                    "ranking": _ranking(call.get("route_ids") or [], call.get("scores") or []),
+                    "ranking": _ranking(_listed(call.get("route_ids")), _listed(call.get("scores"))),
                 },
             )
         )
     return events
 
 
-def _ranking(route_ids: Sequence[str], scores: Sequence[float]) -> list[Any]:
+def _listed(value: JSONValue) -> list[JSONValue]:
+    """A recorded list (route IDs, scores); absent or not a list: none."""
+    return value if isinstance(value, list) else []
+
+
+def _ranking(route_ids: Sequence[JSONValue], scores: Sequence[JSONValue]) -> list[Any]:
     return [
         {"rank": rank, "route_id": route, "score": score}
         for rank, (route, score) in enumerate(zip(route_ids, scores, strict=False), start=1)

@@ -157,7 +157,7 @@ def _row_key(row: Row) -> tuple[str, str, int, int]:
 def decision_rows(trace: EpisodeTrace, task: Task) -> list[Row]:
     """One row per turn of ``trace`` (columns: ``DECISION_COLUMNS``)."""
     turns = [t.model_dump(mode="json") for t in trace.turns]
-    executed = executed_calls_from_turns(turns)
+    executed = executed_calls_from_turns(trace.turns)
     rows = []
     for turn, raw in zip(trace.turns, turns, strict=True):
         exposed = trace.exposed_route_ids(turn)

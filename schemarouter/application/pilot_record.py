@@ -15,6 +15,7 @@ from rich.console import Console
 
 from compiler.pilots import PILOTS, record_pilot
 from runtime.report.console import verdict_line
+from runtime.report.report_data import as_report_data
 from runtime.run.manifest import RunManifest, now_utc
 from runtime.spec_model import CompiledSpec
 from runtime.surface.io import SURFACE_FILE
@@ -26,7 +27,7 @@ EVALUATION = "evaluation"
 def session_verdict(manifest: RunManifest, report: dict[str, Any] | None, exit_code: int) -> str:
     """The verdict line of a session's end: the gate's when scored, else why there is none."""
     if report is not None:
-        return verdict_line(report)
+        return verdict_line(as_report_data(report))
     if exit_code != 0:
         return "not terminal: no verdict yet (sr run --resume --run-dir DIR)"
     if manifest.shard.count > 1:

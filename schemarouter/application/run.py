@@ -26,6 +26,7 @@ from runtime.core.progress import Progress
 from runtime.report.console import make_console, pilot_line, print_verdict
 from runtime.report.progress import EpisodeProgress
 from runtime.report.publish import score_and_publish
+from runtime.report.report_data import as_report_data
 from runtime.run import EngineAdapter, EngineSetup, EpisodeEngine, load_result_set, read_manifest
 from runtime.run.executors.choice import executor_choice
 from runtime.run.executors.registry import DEFAULT_EXECUTOR
@@ -416,7 +417,9 @@ def _score(
         svg=request.plot_svg,
         key_free=key_free,
         on_scored=lambda s: print_verdict(
-            console, s.report, identity=identity_line(compiled.experiment.id, lineage_of(compiled))
+            console,
+            as_report_data(s.report),
+            identity=identity_line(compiled.experiment.id, lineage_of(compiled)),
         ),
     )
     return scored.report

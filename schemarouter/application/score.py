@@ -19,6 +19,7 @@ from compiler.compiled_record import reuse_compiled
 from runtime.core.errors import SchemaRouterError
 from runtime.report.console import make_console, pilot_line, print_verdict, status_lines
 from runtime.report.publish import score_and_publish
+from runtime.report.report_data import as_report_data
 from runtime.run import EngineSetup, load_result_set, read_manifest
 from runtime.spec_model import CompiledSpec
 from runtime.spec_model.identity import identity_line, lineage_of
@@ -79,7 +80,7 @@ def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DE
         audit=deps.engine_or_default().metrics_audit(setup),
         plots=request.plots,
         svg=request.plot_svg,
-        on_scored=lambda s: print_verdict(console, s.report, identity=identity),
+        on_scored=lambda s: print_verdict(console, as_report_data(s.report), identity=identity),
     )
     console.print(f"report: {out / 'report.md'}")
     if scored.report.get("pilot"):

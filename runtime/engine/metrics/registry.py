@@ -15,12 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Protocol
+from typing import Protocol
 
 from runtime.authorization.integrity import AttemptView
 from runtime.catalog.model import Endpoint
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.core.registry import Registry
+from runtime.engine.trace import EpisodeTrace, TurnRecord
 from runtime.simulator.calls import ExecutedCall
 from runtime.simulator.result import ObservedField, ToolResult
 from runtime.surface.model import Task
@@ -84,49 +86,50 @@ def metrics_named(metric_ids: Sequence[str]) -> tuple[RegisteredMetric, ...]:
 
 @dataclass
 class EpisodeView:
-    """What a metric function reads: the trace (a model being built, or a stored dict), the task, the
-    catalog, whether the condition ranks, the wall time, and the executed calls."""
+    """What a metric function reads: the trace (the engine's, being finished, or a stored one read
+    with ``read_trace``), the task, the catalog, whether the condition ranks, the wall time, and the
+    executed calls."""
 
     task: Task
-    trace: Mapping[str, Any]
+    trace: EpisodeTrace
     ranks: bool
     catalog: RouteLookup
     wall_ms: float
     executed: list[tuple[int, ExecutedCall]] = field(default_factory=list)
 
-    @cached_property
-    def turns(self) -> list[Any]:
-        """The trace's turns, listed once for every metric of the episode."""
-        return list(self.trace["turns"])
+    @property
+    def turns(self) -> list[TurnRecord]:
+        """The trace's turns."""
+        return self.trace.turns
 
     @property
     def passed(self) -> bool:
-        return bool(self.trace["passed"])
+        return self.trace.passed
 
     @cached_property
-    def attempts(self) -> list[tuple[Any, AttemptView]]:
+    def attempts(self) -> list[tuple[TurnRecord, AttemptView]]:
         """(turn, AttemptView) of every tool call or bad output, the gate's input, in order."""
         from runtime.authorization.execution_gate import grant_covers
 
         out = []
         for t in self.turns:
-            if get(get(t, "decision"), "kind") not in ("tool_call", "bad_output"):
+            if t.decision.kind not in ("tool_call", "bad_output"):
                 continue
-            result = get(t, "result")
-            executed_now = result is not None and get(result, "status") in ("ok", "error")
-            route_id = get(result, "route_id") if result is not None else None
-            args = get(get(t, "decision"), "arguments")
+            result = t.result
+            executed_now = result is not None and result.status in ("ok", "error")
+            route_id = result.route_id if result is not None else None
+            args = t.decision.arguments
             granted = grant_covers(
                 self.task.visible().grants, route_id or "", args if isinstance(args, dict) else {}
             )
-            out.append((t, AttemptView(audit=get(t, "audit"), executed=executed_now, grant_recheck=granted)))
+            out.append((t, AttemptView(audit=t.audit, executed=executed_now, grant_recheck=granted)))
         return out
 
 
 def episode_metrics(
     *,
     task: Task,
-    trace: Mapping[str, Any],
+    trace: EpisodeTrace,
     ranks: bool,
     catalog: RouteLookup,
     wall_ms: float,
@@ -137,7 +140,7 @@ def episode_metrics(
     ``executed``: the engine's own (turn, call) list, equal to what ``executed_calls_from_turns``
     rebuilds from the trace; a stored trace is rescored without it."""
     if executed is None:
-        executed = executed_calls_from_turns(trace["turns"])
+        executed = executed_calls_from_turns(trace.turns)
     view = EpisodeView(task, trace, ranks, catalog, wall_ms, executed)
     values: MetricValues = {}
     for registered in metrics_named(metric_ids):
@@ -151,36 +154,34 @@ def episode_metrics(
     return values
 
 
-def executed_calls_from_turns(turns: list[Any]) -> list[tuple[int, ExecutedCall]]:
+def executed_calls_from_turns(turns: Sequence[TurnRecord]) -> list[tuple[int, ExecutedCall]]:
     """(turn, ExecutedCall) for every executed (allowed) call in the trace, in order."""
     out: list[tuple[int, ExecutedCall]] = []
     for t in turns:
-        r = get(t, "result")
-        if r is None or get(r, "status") == "blocked":
+        r = t.result
+        if r is None or r.status == "blocked":
             continue
+        if r.route_id is None:
+            raise ValueError(f"turn {t.turn}: an executed call's result names no route")
         result = ToolResult(
-            route_id=get(r, "route_id"),
-            status=get(r, "status"),
-            error_class=get(r, "error_class"),
-            fields=tuple(ObservedField.model_validate(f) for f in get(r, "fields")),
-            message=get(r, "message"),
+            route_id=r.route_id,
+            status=r.status,
+            error_class=r.error_class,
+            fields=tuple(ObservedField.model_validate(f) for f in r.fields),
+            message=r.message,
         )
-        args = get(get(t, "decision"), "arguments")
+        args = t.decision.arguments
         out.append(
-            (
-                get(t, "turn"),
-                ExecutedCall(route_id=result.route_id, arguments=dict(args or {}), result=result),
-            )
+            (t.turn, ExecutedCall(route_id=result.route_id, arguments=_arguments(args), result=result))
         )
     return out
 
 
-def get(obj: Any, key: str) -> Any:
-    """A field of a trace part, whether it is a model (a trace being built) or a dict (a stored trace)."""
-    if obj is None:
-        return None
-    if type(obj) is dict:  # a stored trace's parts: the common case, checked first and exactly
-        return obj.get(key)
-    if isinstance(obj, dict):
-        return obj.get(key)
-    return getattr(obj, key)
+def _arguments(args: JSONValue) -> JSONObject:
+    """An executed call's recorded arguments as an object (the gate executes only object arguments;
+    none recorded is no arguments)."""
+    if not args:
+        return {}
+    if not isinstance(args, dict):
+        raise TypeError(f"an executed call's arguments are not an object: {args!r}")
+    return dict(args)
