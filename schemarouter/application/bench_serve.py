@@ -32,10 +32,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from runtime.core.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+
+if TYPE_CHECKING:
+    import psutil
+    from rich.console import Console
 
 # Targets of issue #29 at latency 1 s, N = 256, 2,700 one-turn episodes; printed, never asserted.
 WALL_TARGET_RATIO = 1.3
@@ -71,11 +75,23 @@ class ServeBench:
             raise SchemaRouterError("--error-rate: a share in [0, 1)")
 
 
+class MeasuredStats(TypedDict, total=False):
+    """The loopback server's ``/stats`` for one measured command (``bench_server.ServerStats``; none for
+    the reference agent's run, which sends no request), and inspect_ai's own generate loop."""
+
+    requests: int
+    errors: int
+    peak_in_flight: int
+    window_s: float
+    mean_in_flight: float
+    loop_s: float | None
+
+
 @dataclass(frozen=True)
 class Measured:
     wall_s: float
     peak_rss: int
-    stats: dict[str, Any]
+    stats: MeasuredStats
 
 
 @dataclass(frozen=True)
@@ -107,7 +123,7 @@ def _sr(project: ProjectPaths, *args: str) -> list[str]:
     return [*command, "--project-dir", str(project.root), "run", *experiment, *args]
 
 
-def _tree_rss(process: Any) -> int:
+def _tree_rss(process: psutil.Process) -> int:
     import psutil
 
     total = 0
@@ -187,13 +203,13 @@ class Server:
             self.process.terminate()
             self.process.wait(10)
 
-    def stats(self, reset: bool = False) -> dict[str, Any]:
+    def stats(self, reset: bool = False) -> MeasuredStats:
         import httpx
 
         response = httpx.request("POST" if reset else "GET", self.base_url + "/stats", timeout=10)
         data = response.json()
         assert isinstance(data, dict)
-        return data
+        return cast(MeasuredStats, data)  # the server's own ServerStats, as JSON
 
 
 def shard_for(total: int, budget: int) -> tuple[str, int]:
@@ -203,7 +219,7 @@ def shard_for(total: int, budget: int) -> tuple[str, int]:
 
 
 def bench_serve(
-    project: ProjectPaths, bench: ServeBench, out: Path, total: int, console: Any
+    project: ProjectPaths, bench: ServeBench, out: Path, total: int, console: Console
 ) -> list[ServeRow]:
     """Run every N; print a table as it goes. ``total``: the episodes of the whole pilot scope."""
     bench.check()
@@ -330,7 +346,7 @@ def pilot_scope_size(project: ProjectPaths) -> int:
     return len(compiled.conditions) * len(compiled.experiment.catalog_sizes) * len(tasks)
 
 
-def run_serve_bench(project: ProjectPaths, bench: ServeBench, out: Path, console: Any) -> list[ServeRow]:
+def run_serve_bench(project: ProjectPaths, bench: ServeBench, out: Path, console: Console) -> list[ServeRow]:
     """`sr bench serve`: the output directory through the output guard, then every N."""
     from schemarouter.output_guard import output_guard
 

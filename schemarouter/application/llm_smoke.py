@@ -33,6 +33,7 @@ from typing import Any
 
 from runtime.core.errors import SchemaRouterError
 from runtime.run.episode_pool import die_with_parent
+from runtime.spec_model import CompiledSpec
 from schemarouter.project import ProjectPaths
 
 MODEL_ALIAS = "gemma-3-270m-q4_k_m"
@@ -43,7 +44,7 @@ SMOKE_CHAT_FORMAT = "chatml"
 SMOKE_TASKS = ",".join(f"S{s}-{lang}-01" for lang in ("en", "ko") for s in range(1, 6))
 
 
-def smoke_conditions(compiled: Any) -> str:
+def smoke_conditions(compiled: CompiledSpec) -> str:
     """The experiment's first static top-k condition and the gate's treatment (0.14: SR-5-STATIC and
     SR-5-STATE-AWARE): the smallest pair that exercises both retrieval paths."""
     static = [c.id for c in compiled.conditions if c.policy == "static_topk"][:1]

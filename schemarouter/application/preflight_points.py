@@ -24,13 +24,14 @@ from runtime.scoring.protocol_bounds import (
     fact_fields,
     nothing_beyond_query,
 )
+from runtime.spec_model import CompiledSpec
 from schemarouter.project import ProjectPaths
 
 DEPTH = 5  # Recall@5: the refresh's k
 
 
 def bare_points(
-    paths: ProjectPaths, compiled: Any, result_set: ResultSet, treatment: str
+    paths: ProjectPaths, compiled: CompiledSpec, result_set: ResultSet, treatment: str
 ) -> tuple[dict[int, BarePoints], list[str]]:
     """Per catalog size: the treatment's decision points, the bare ones, the best strategy there; and
     the strategies left out (with why)."""
