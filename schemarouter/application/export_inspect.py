@@ -27,7 +27,7 @@ import os
 import tempfile
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.catalog.io import load_catalog_with_digest
 from runtime.catalog.model import Catalog
@@ -36,6 +36,9 @@ from runtime.core.progress import Progress, announce
 from runtime.scoring.per_task import KEY_FIELDS
 from schemarouter.application.export_inspect_events import episode_transcript, tool_infos
 from schemarouter.application.export_tables import Episode, Row, RunTables
+
+if TYPE_CHECKING:
+    from inspect_ai.tool import ToolInfo
 
 PRIMARY = "task_pass"  # the first score and the headline metric: inspect view's SCORE column
 
@@ -69,7 +72,7 @@ def write_inspect_logs(tables: RunTables, out_dir: Path, *, progress: Progress |
     groups = inspect_log_groups(tables)
     written: list[Path] = []
     out_dir.mkdir(parents=True, exist_ok=True)
-    tools_of: dict[int, dict[str, Any]] = {}
+    tools_of: dict[int, dict[str, ToolInfo]] = {}
     announce(progress, "inspect logs", 0, len(groups), "logs")
     for (condition, catalog), members in groups.items():
         if catalog not in tools_of:
@@ -107,7 +110,7 @@ def _log(
     condition: str,
     catalog: int,
     members: list[tuple[Episode, Row]],
-    tools: dict[str, Any],
+    tools: dict[str, ToolInfo],
 ) -> Any:
     from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalPlan, EvalResults, EvalSpec, EvalStats
     from inspect_ai.log._log import HeadlineMetric
@@ -156,7 +159,7 @@ def _log(
     )
 
 
-def _sample(episode: Episode, row: Row, *, tools: dict[str, Any], model: str, when: datetime) -> Any:
+def _sample(episode: Episode, row: Row, *, tools: dict[str, ToolInfo], model: str, when: datetime) -> Any:
     from inspect_ai.log import EvalSample
     from inspect_ai.scorer import Score
 
