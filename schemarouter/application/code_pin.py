@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.core.registry import distribution_of
 from runtime.run.manifest import PluginComponent
 from runtime.spec_model import CompiledSpec, FreezeLock
@@ -105,7 +106,7 @@ def canary_of(component: Component | ComponentPin, episodes: cn.CanaryEpisodes) 
     """The canary items of one component."""
     from schemarouter.application import canaries as cn
 
-    per_episode: dict[str, Callable[[dict[str, object]], object]] = {
+    per_episode: dict[str, Callable[[JSONObject], JSONValue]] = {
         "agent": cn.decision_items,
         "state guard": cn.state_items,
         "simulator expression language": cn.result_items,
