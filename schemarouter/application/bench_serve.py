@@ -225,7 +225,6 @@ def bench_serve(
     bench.check()
     out.mkdir(parents=True, exist_ok=True)
     rows: list[ServeRow] = []
-    mode = "--constrained-decoding" if bench.constrained else "--native-tools"
     console.print(
         f"sr bench serve: latency {bench.latency_s} s (jitter {bench.jitter_s} s, "
         f"errors {bench.error_rate}), "
@@ -238,37 +237,10 @@ def bench_serve(
             shard, episodes = shard_for(total, bench.per_slot * n)
             common = ("--surface", "dev", "--shard", shard, "--no-plots")
             if shard not in references:
-                wall, rss = timed(
-                    _sr(
-                        project, *common, "--workers", str(bench.workers), "--run-dir", str(out / f"ref-{n}")
-                    ),
-                    out / f"ref-{n}.log",
-                )
-                references[shard] = Measured(wall, rss, {})
+                references[shard] = _reference_run(project, bench, out, n, common)
             reference = references[shard]
             server.stats(reset=True)
-            wall, rss = timed(
-                _sr(
-                    project,
-                    *common,
-                    "--agent",
-                    "openai",
-                    "--base-url",
-                    server.base_url,
-                    "--model",
-                    "scripted",
-                    mode,
-                    "--no-cache",
-                    "--concurrency",
-                    str(n),
-                    "--workers",
-                    str(min(bench.workers, n)),
-                    "--run-dir",
-                    str(out / f"n{n}"),
-                ),
-                out / f"n{n}.log",
-            )
-            ours = Measured(wall, rss, server.stats())
+            ours = _model_run(project, bench, server, out, n, common)
             inspect = _inspect(server, n, int(ours.stats["requests"]), out) if bench.inspect else None
             ideal = episodes / n * bench.latency_s + reference.wall_s
             row = ServeRow(n, episodes, shard, ours, reference, ideal, inspect)
@@ -277,6 +249,44 @@ def bench_serve(
     console.print(f"load average after: {load_average()}", markup=False)
     console.print(target_line(rows, bench), markup=False)
     return rows
+
+
+def _reference_run(
+    project: ProjectPaths, bench: ServeBench, out: Path, n: int, common: Sequence[str]
+) -> Measured:
+    """The shard's episodes with the reference agent: what the run costs without waiting for a model."""
+    command = _sr(project, *common, "--workers", str(bench.workers), "--run-dir", str(out / f"ref-{n}"))
+    wall, rss = timed(command, out / f"ref-{n}.log")
+    return Measured(wall, rss, {})
+
+
+def _model_run(
+    project: ProjectPaths, bench: ServeBench, server: Server, out: Path, n: int, common: Sequence[str]
+) -> Measured:
+    """``sr run --agent openai --concurrency N`` against the loopback server, and the server's stats."""
+    mode = "--constrained-decoding" if bench.constrained else "--native-tools"
+    wall, rss = timed(
+        _sr(
+            project,
+            *common,
+            "--agent",
+            "openai",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            mode,
+            "--no-cache",
+            "--concurrency",
+            str(n),
+            "--workers",
+            str(min(bench.workers, n)),
+            "--run-dir",
+            str(out / f"n{n}"),
+        ),
+        out / f"n{n}.log",
+    )
+    return Measured(wall, rss, server.stats())
 
 
 def _inspect(server: Server, n: int, requests: int, out: Path) -> Measured:
