@@ -38,7 +38,10 @@ from schemarouter.application.export_inspect_events import episode_transcript, t
 from schemarouter.application.export_tables import Episode, Row, RunTables
 
 if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog, EvalSample, EvalSpec
     from inspect_ai.tool import ToolInfo
+
+    from runtime.run.manifest import RunManifest
 
 PRIMARY = "task_pass"  # the first score and the headline metric: inspect view's SCORE column
 
@@ -111,26 +114,46 @@ def _log(
     catalog: int,
     members: list[tuple[Episode, Row]],
     tools: dict[str, ToolInfo],
-) -> Any:
-    from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalPlan, EvalResults, EvalSpec, EvalStats
-    from inspect_ai.log._log import HeadlineMetric
+) -> EvalLog:
+    from inspect_ai.log import EvalLog, EvalPlan, EvalResults, EvalStats
 
     manifest = tables.manifest
     created = manifest.created_at.isoformat()
     finished = next(
         (s.finished_at for s in reversed(manifest.sessions) if s.finished_at), manifest.created_at
     )
-    surface = manifest.surface.name if manifest.surface is not None else "evaluation"
     model = f"schemarouter/{manifest.agent.name}"
     ordered = sorted(members, key=lambda m: (m[0].trace.task_id, m[0].trace.epoch or 1))
     samples = [
         _sample(episode, row, tools=tools, model=model, when=manifest.created_at) for episode, row in ordered
     ]
-    spec = EvalSpec(
+    return EvalLog(
+        status="success",
+        eval=_spec(manifest, condition, catalog, model, samples),
+        plan=EvalPlan(name="schemarouter"),
+        results=EvalResults(
+            total_samples=len(samples),
+            completed_samples=len(samples),
+            scores=_results(tables.report, condition, catalog, [row for _, row in members]),
+        ),
+        stats=EvalStats(started_at=created, completed_at=finished.isoformat()),
+        samples=samples,
+    )
+
+
+def _spec(
+    manifest: RunManifest, condition: str, catalog: int, model: str, samples: list[EvalSample]
+) -> EvalSpec:
+    """The log's task, dataset, model and metadata: one condition x catalog of the run."""
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalSpec
+    from inspect_ai.log._log import HeadlineMetric
+
+    surface = manifest.surface.name if manifest.surface is not None else "evaluation"
+    return EvalSpec(
         run_id=manifest.run_id,
         eval_id=f"{manifest.run_id}-{condition}-{catalog}",
         task_id=f"{manifest.experiment_id}-{condition}-{catalog}",
-        created=created,
+        created=manifest.created_at.isoformat(),
         task=f"schemarouter/{manifest.experiment_id}/{condition}/catalog-{catalog}",
         dataset=EvalDataset(name=f"surface:{surface}", samples=len({s.id for s in samples})),
         model=model,
@@ -144,18 +167,6 @@ def _log(
             "pilot": manifest.surface is not None,
         },
         headline_metric=HeadlineMetric(scorer=PRIMARY, metric="mean"),
-    )
-    return EvalLog(
-        status="success",
-        eval=spec,
-        plan=EvalPlan(name="schemarouter"),
-        results=EvalResults(
-            total_samples=len(samples),
-            completed_samples=len(samples),
-            scores=_results(tables.report, condition, catalog, [row for _, row in members]),
-        ),
-        stats=EvalStats(started_at=created, completed_at=finished.isoformat()),
-        samples=samples,
     )
 
 
