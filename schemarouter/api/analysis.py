@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from runtime.core.json_value import JSONObject
 from schemarouter.api.project import ProjectArg, project_paths
 
 
@@ -14,7 +14,7 @@ class Explanation:
     """``sr explain``'s text and the report's diagnostics it renders."""
 
     text: str
-    diagnostics: dict[str, Any]
+    diagnostics: JSONObject
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Comparison:
     """``sr compare``'s text and its data (paired B - A over the common tasks)."""
 
     text: str
-    data: dict[str, Any]
+    data: JSONObject
 
 
 def explain(

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject
 from runtime.diagnostics.compare import compare_runs
 from runtime.report.compare_text import render_compare
 from runtime.report.console import scope_note
@@ -92,7 +93,7 @@ def run_retrievers(project: ProjectPaths, run_dir: Path) -> dict[str, str] | Non
     return condition_retrievers(spec)
 
 
-def compare_run_dirs(run_a: Path, run_b: Path) -> tuple[str, dict[str, Any]]:
+def compare_run_dirs(run_a: Path, run_b: Path) -> tuple[str, JSONObject]:
     """The comparison text and its data (B - A over the common tasks)."""
     reports, rows = [], []
     for run_dir in (run_a, run_b):
