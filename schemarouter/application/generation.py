@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -23,6 +23,7 @@ from schemarouter.project import ProjectPaths
 
 if TYPE_CHECKING:
     from compiler.generate.stats import CellStats
+    from compiler.generate.surface_only import GeneratedSurface
 
 
 def run_generate(
@@ -112,7 +113,7 @@ def generate_surface_files(
 
 def _generated_surface(
     project: ProjectPaths, r: SurfaceRequest, progress: Progress | None
-) -> tuple[Any, Path]:
+) -> tuple[GeneratedSurface, Path]:
     from compiler.generate.surface_only import SurfaceSettings, generate_named, generate_surface
 
     if r.surface is not None:
