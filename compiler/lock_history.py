@@ -58,31 +58,11 @@ def append_only_problems(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     """What ``new`` lost or rewrote of ``old`` (two versions of one experiment's lock data)."""
     if old.get("_unreadable") or new.get("_unreadable"):
         return ["the lock is not readable JSON"] if new.get("_unreadable") else []
-    problems: list[str] = []
-    old_history = old.get("history") or []
     new_history = new.get("history") or []
-    for index, entry in enumerate(old_history):
-        root = (entry.get("root") or {}).get("digest", "?") if isinstance(entry, dict) else "?"
-        when = entry.get("frozen_at", "?") if isinstance(entry, dict) else "?"
-        if index >= len(new_history):
-            problems.append(f"history: freeze {index + 1} (root {root}, {when}) removed")
-        elif _record_key(new_history[index]) != _record_key(entry):
-            problems.append(f"history: freeze {index + 1} (root {root}, {when}) rewritten")
+    problems = _history_problems(old.get("history") or [], new_history)
     started = old.get("scoring_started")
     if started is not None:
-        now = new.get("scoring_started")
-        if now is None:
-            problems.append(
-                f"scoring_started: the record of run {started.get('run_id')} (root "
-                f"{(started.get('root') or {}).get('digest')}) removed"
-            )
-        elif _record_key(now) != _record_key(started):
-            problems.append(
-                f"scoring_started: rewritten (run {started.get('run_id')} at {started.get('at')} -> "
-                f"run {now.get('run_id')} at {now.get('at')})"
-            )
-        if _root_of(new) != _root_of(old):
-            problems.append(f"root: {_root_of(old)} -> {_root_of(new)} after scoring started")
+        problems += _scoring_started_problems(started, old, new)
     elif _root_of(new) != _root_of(old):
         listed = {(e.get("root") or {}).get("digest") for e in new_history if isinstance(e, dict)}
         if _root_of(new) not in listed:
@@ -91,6 +71,38 @@ def append_only_problems(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         old_items, new_items = old.get(key) or [], new.get(key) or []
         if [_record_key(x) for x in new_items[: len(old_items)]] != [_record_key(x) for x in old_items]:
             problems.append(f"{key}: an earlier entry removed or rewritten")
+    return problems
+
+
+def _history_problems(old_history: list[Any], new_history: list[Any]) -> list[str]:
+    """Each freeze of ``old_history`` that ``new_history`` removed or rewrote, in order."""
+    problems: list[str] = []
+    for index, entry in enumerate(old_history):
+        root = (entry.get("root") or {}).get("digest", "?") if isinstance(entry, dict) else "?"
+        when = entry.get("frozen_at", "?") if isinstance(entry, dict) else "?"
+        if index >= len(new_history):
+            problems.append(f"history: freeze {index + 1} (root {root}, {when}) removed")
+        elif _record_key(new_history[index]) != _record_key(entry):
+            problems.append(f"history: freeze {index + 1} (root {root}, {when}) rewritten")
+    return problems
+
+
+def _scoring_started_problems(started: dict[str, Any], old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """Once scoring started, its record stays as it was and the root cannot move."""
+    problems: list[str] = []
+    now = new.get("scoring_started")
+    if now is None:
+        problems.append(
+            f"scoring_started: the record of run {started.get('run_id')} (root "
+            f"{(started.get('root') or {}).get('digest')}) removed"
+        )
+    elif _record_key(now) != _record_key(started):
+        problems.append(
+            f"scoring_started: rewritten (run {started.get('run_id')} at {started.get('at')} -> "
+            f"run {now.get('run_id')} at {now.get('at')})"
+        )
+    if _root_of(new) != _root_of(old):
+        problems.append(f"root: {_root_of(old)} -> {_root_of(new)} after scoring started")
     return problems
 
 

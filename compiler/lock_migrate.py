@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import ValidationError
 
-from compiler.canonical import root_digest
+from compiler.canonical import Fingerprint, root_digest
 from compiler.deviations import PROTOCOL_FILES
 from compiler.experiments import experiment_id_of
 from compiler.frozen_files import is_snapshotted
@@ -44,53 +45,81 @@ def migrate_lock(paths: ProjectPaths, *, reason: str, now: datetime | None = Non
             raise SchemaRouterError(f"{display}: not found; nothing to migrate")
         if data.get("lock_version") == LOCK_VERSION:
             return f"{display}: already lock_version {LOCK_VERSION}"
-        if data.get("lock_version") != 1:
-            raise SchemaRouterError(
-                f"{display}: lock_version {data.get('lock_version')!r} cannot be migrated"
-            )
-        try:
-            files = {p: FileDigest.model_validate(d) for p, d in data["files"].items()}
-        except (KeyError, AttributeError, ValidationError) as err:
-            raise SchemaRouterError(f"{display}: corrupt version-1 lock: {err}") from None
-        if root_digest(files).digest != data["root"]["digest"]:
-            raise SchemaRouterError(f"{display}: corrupt: its root is not the root of its file list")
+        files = _version_1_files(display, data)
         current = current_fingerprints(paths)
-        drift = [p for p in sorted(files) if p not in current or current[p].digest != files[p]]
-        if drift:
-            raise SchemaRouterError(
-                "\n".join([f"{paths.display(p)}: differs from the version-1 lock" for p in drift])
-                + "\nnothing was migrated: restore the frozen files first"
-            )
-        extra = sorted(set(current) - set(files))
-        if set(extra) - PROTOCOL_FILES:
-            raise SchemaRouterError(
-                "\n".join(
-                    f"{paths.display(p)}: not in the version-1 lock" for p in extra if p not in PROTOCOL_FILES
-                )
-                + "\nnothing was migrated: only the protocol file and its schema may be annexed"
-            )
+        extra = _annexable_files(paths, files, current)
         validate_project(paths)
         at = now or datetime.now(UTC).replace(microsecond=0)
-        annexes = tuple(Annex(path=p, digest=current[p].digest, reason=reason, at=at) for p in extra)
-        snapshots = dict(data.get("snapshots", {}))
-        snapshots.update({p: current[p].data for p in extra if is_snapshotted(p) and current[p].is_data})
-        migration = Migration(
-            from_version=1, at=at, reason=reason, previous_lock_sha256=hashlib.sha256(raw).hexdigest()
-        )
-        body = {k: v for k, v in data.items() if k not in ("lock_version", "snapshots")}
-        try:
-            lock = FreezeLock.model_validate(
-                {
-                    **body,
-                    "lock_version": LOCK_VERSION,
-                    "experiment_id": experiment_id_of(paths),
-                    "snapshots": snapshots,
-                    "annexes": [a.model_dump(mode="json") for a in annexes],
-                    "migrations": [migration.model_dump(mode="json")],
-                }
-            )
-        except ValidationError as err:
-            raise SchemaRouterError(f"{display}: cannot be migrated: {err}") from None
+        lock = _migrated_lock(paths, data, raw, current, extra, reason=reason, at=at)
         write_lock(paths.lock_file, lock)
     names = ", ".join(paths.display(p) for p in extra) or "none"
     return f"{display}: migrated to lock_version {LOCK_VERSION}; root {lock.root} unchanged; annexed: {names}"
+
+
+def _version_1_files(display: str, data: dict[str, Any]) -> dict[str, FileDigest]:
+    """The file digests of a readable version-1 lock whose root is the root of its file list."""
+    if data.get("lock_version") != 1:
+        raise SchemaRouterError(f"{display}: lock_version {data.get('lock_version')!r} cannot be migrated")
+    try:
+        files = {p: FileDigest.model_validate(d) for p, d in data["files"].items()}
+    except (KeyError, AttributeError, ValidationError) as err:
+        raise SchemaRouterError(f"{display}: corrupt version-1 lock: {err}") from None
+    if root_digest(files).digest != data["root"]["digest"]:
+        raise SchemaRouterError(f"{display}: corrupt: its root is not the root of its file list")
+    return files
+
+
+def _annexable_files(
+    paths: ProjectPaths, files: dict[str, FileDigest], current: dict[str, Fingerprint]
+) -> list[str]:
+    """The files a freeze would cover now beyond the old lock's: only the protocol's, with every old
+    file unchanged."""
+    drift = [p for p in sorted(files) if p not in current or current[p].digest != files[p]]
+    if drift:
+        raise SchemaRouterError(
+            "\n".join([f"{paths.display(p)}: differs from the version-1 lock" for p in drift])
+            + "\nnothing was migrated: restore the frozen files first"
+        )
+    extra = sorted(set(current) - set(files))
+    if set(extra) - PROTOCOL_FILES:
+        raise SchemaRouterError(
+            "\n".join(
+                f"{paths.display(p)}: not in the version-1 lock" for p in extra if p not in PROTOCOL_FILES
+            )
+            + "\nnothing was migrated: only the protocol file and its schema may be annexed"
+        )
+    return extra
+
+
+def _migrated_lock(
+    paths: ProjectPaths,
+    data: dict[str, Any],
+    raw: bytes,
+    current: dict[str, Fingerprint],
+    extra: list[str],
+    *,
+    reason: str,
+    at: datetime,
+) -> FreezeLock:
+    """The version-2 lock: the old body, the annexed protocol files and the record of this migration."""
+    display = paths.lock_display
+    annexes = tuple(Annex(path=p, digest=current[p].digest, reason=reason, at=at) for p in extra)
+    snapshots = dict(data.get("snapshots", {}))
+    snapshots.update({p: current[p].data for p in extra if is_snapshotted(p) and current[p].is_data})
+    migration = Migration(
+        from_version=1, at=at, reason=reason, previous_lock_sha256=hashlib.sha256(raw).hexdigest()
+    )
+    body = {k: v for k, v in data.items() if k not in ("lock_version", "snapshots")}
+    try:
+        return FreezeLock.model_validate(
+            {
+                **body,
+                "lock_version": LOCK_VERSION,
+                "experiment_id": experiment_id_of(paths),
+                "snapshots": snapshots,
+                "annexes": [a.model_dump(mode="json") for a in annexes],
+                "migrations": [migration.model_dump(mode="json")],
+            }
+        )
+    except ValidationError as err:
+        raise SchemaRouterError(f"{display}: cannot be migrated: {err}") from None

@@ -78,38 +78,50 @@ def _diff(old: Any, new: Any, path: str, lines: list[str]) -> None:
 def _diff_list(old: list[Any], new: list[Any], path: str, lines: list[str]) -> None:
     key = _identity_key(old, new)
     if key is not None:
-        noun = ITEM_NOUNS.get(path, "item")
-        old_by_id = {item[key]: item for item in old}
-        new_by_id = {item[key]: item for item in new}
-        for item_id in old_by_id:
-            if item_id not in new_by_id:
-                lines.append(f'{path}: {noun} "{item_id}" removed')
-        for item_id in new_by_id:
-            if item_id not in old_by_id:
-                lines.append(f'{path}: {noun} "{item_id}" added')
-        for item_id in old_by_id:
-            if item_id in new_by_id:
-                _diff(old_by_id[item_id], new_by_id[item_id], f"{path}[{item_id}]", lines)
-        kept_old = [i for i in old_by_id if i in new_by_id]
-        kept_new = [i for i in new_by_id if i in old_by_id]
-        if kept_old != kept_new:
-            lines.append(f"{path}: order changed")
+        _diff_by_identity(old, new, key, path, lines)
         return
-    scalars = all(not isinstance(v, dict | list) for v in [*old, *new])
-    if scalars:
-        old_set, new_set = [jcs(v) for v in old], [jcs(v) for v in new]
-        if len(set(old_set)) == len(old_set) and len(set(new_set)) == len(new_set):
-            for value, canonical in zip(old, old_set, strict=True):
-                if canonical not in new_set:
-                    lines.append(f"{path}: {short(value)} removed")
-            for value, canonical in zip(new, new_set, strict=True):
-                if canonical not in old_set:
-                    lines.append(f"{path}: {short(value)} added")
-            if [c for c in old_set if c in new_set] != [c for c in new_set if c in old_set]:
-                lines.append(f"{path}: order changed")
-            return
+    if _diff_distinct_scalars(old, new, path, lines):
+        return
     if len(old) == len(new):
         for index, (old_item, new_item) in enumerate(zip(old, new, strict=True)):
             _diff(old_item, new_item, f"{path}[{index}]", lines)
         return
     lines.append(f"{path}: {short(old)} -> {short(new)}")
+
+
+def _diff_by_identity(old: list[Any], new: list[Any], key: str, path: str, lines: list[str]) -> None:
+    """Items matched by their identity key: removed, added, each kept one compared, then the order."""
+    noun = ITEM_NOUNS.get(path, "item")
+    old_by_id = {item[key]: item for item in old}
+    new_by_id = {item[key]: item for item in new}
+    for item_id in old_by_id:
+        if item_id not in new_by_id:
+            lines.append(f'{path}: {noun} "{item_id}" removed')
+    for item_id in new_by_id:
+        if item_id not in old_by_id:
+            lines.append(f'{path}: {noun} "{item_id}" added')
+    for item_id in old_by_id:
+        if item_id in new_by_id:
+            _diff(old_by_id[item_id], new_by_id[item_id], f"{path}[{item_id}]", lines)
+    kept_old = [i for i in old_by_id if i in new_by_id]
+    kept_new = [i for i in new_by_id if i in old_by_id]
+    if kept_old != kept_new:
+        lines.append(f"{path}: order changed")
+
+
+def _diff_distinct_scalars(old: list[Any], new: list[Any], path: str, lines: list[str]) -> bool:
+    """Lists of distinct scalars compared as sets, then the order; False (nothing said) otherwise."""
+    if not all(not isinstance(v, dict | list) for v in [*old, *new]):
+        return False
+    old_set, new_set = [jcs(v) for v in old], [jcs(v) for v in new]
+    if len(set(old_set)) != len(old_set) or len(set(new_set)) != len(new_set):
+        return False
+    for value, canonical in zip(old, old_set, strict=True):
+        if canonical not in new_set:
+            lines.append(f"{path}: {short(value)} removed")
+    for value, canonical in zip(new, new_set, strict=True):
+        if canonical not in old_set:
+            lines.append(f"{path}: {short(value)} added")
+    if [c for c in old_set if c in new_set] != [c for c in new_set if c in old_set]:
+        lines.append(f"{path}: order changed")
+    return True

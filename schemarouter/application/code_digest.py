@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,9 +44,16 @@ class SourceTree:
 
     root: Path = field(default_factory=installed_source_root)
     _imports: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    _files: dict[str, Path | None] = field(default_factory=dict, repr=False)
 
     def file_of(self, module: str) -> Path | None:
-        """The file of ``module`` inside the tree (a package: its __init__.py), or None."""
+        """The file of ``module`` inside the tree (a package: its __init__.py), or None; looked up once
+        per tree, as its imports are."""
+        if module not in self._files:
+            self._files[module] = self._find_file(module)
+        return self._files[module]
+
+    def _find_file(self, module: str) -> Path | None:
         for prefix, folder in _ROOTS:
             if module == prefix or module.startswith(prefix + "."):
                 rest = module[len(prefix) :].lstrip(".").split(".") if module != prefix else []
@@ -80,7 +88,7 @@ class SourceTree:
     def _file_imports(self, file: Path, package: str) -> tuple[str, ...]:
         tree = ast.parse(file.read_bytes(), filename=str(file))
         found: list[str] = []
-        for node in ast.walk(tree):
+        for node in _statements(tree.body):
             if isinstance(node, ast.Import):
                 found += [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -138,6 +146,22 @@ class SourceTree:
         """(digest by DIGEST_RULE, number of files covered) of ``module``."""
         pairs = sorted([name, hashlib.sha256(f.read_bytes()).hexdigest()] for name, f in self.covered(module))
         return Digest(algorithm="sha256", digest=hashlib.sha256(jcs_dumps(pairs)).hexdigest()), len(pairs)
+
+
+# The fields of a statement that hold statements. An import is a statement, so it sits in one of these
+# lists, however deep (a lazy import inside a function, a branch, a handler); walking statements only
+# finds the same imports as ``ast.walk`` without visiting every expression.
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(block: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement of ``block`` and, depth first, of the blocks nested in it."""
+    for node in block:
+        yield node
+        for name in _BLOCKS:
+            for part in getattr(node, name, None) or ():
+                # an except handler or a match case is no statement: its body holds them
+                yield from _statements([part] if isinstance(part, ast.stmt) else part.body)
 
 
 def _absolute(node: ast.ImportFrom, package: str) -> str:
