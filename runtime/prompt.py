@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any
 
 from runtime.catalog.model import Endpoint
+from runtime.core.json_value import JSONObject
 from runtime.simulator.result import ToolResult
 
 
@@ -48,32 +49,32 @@ class HistoryEntry:
         return f"call_{self.turn}"
 
     @cached_property
-    def messages(self) -> tuple[dict[str, Any], dict[str, Any]]:
+    def messages(self) -> tuple[JSONObject, JSONObject]:
         """The assistant call and the tool result, rendered once for every later turn's prompt."""
         call_id = self.call_id()
         return (
             {
                 "role": "assistant",
                 "content": "",
-                "tool_calls": [
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": self.tool_name, "arguments": _dumps(self.arguments)},
-                    }
-                ],
+                "tool_calls": [{"id": call_id, "type": "function", "function": self._function}],
             },
-            {"role": "tool", "tool_call_id": call_id, "content": _dumps(self.model_view)},
+            {"role": "tool", "tool_call_id": call_id, "content": self._result_text},
         )
 
     @cached_property
     def token_parts(self) -> tuple[tuple[str, str], tuple[str, str]]:
         """(role, content text) of the two messages, as :meth:`Prompt.token_parts` charges them."""
-        call, result = self.messages
-        return (
-            ("assistant", _dumps([c["function"] for c in call["tool_calls"]])),
-            ("tool", result["content"]),
-        )
+        return (("assistant", _dumps([self._function])), ("tool", self._result_text))
+
+    @cached_property
+    def _function(self) -> JSONObject:
+        """The call's ``function`` (its name and JSON arguments), shared by the message and its tokens."""
+        return {"name": self.tool_name, "arguments": _dumps(self.arguments)}
+
+    @cached_property
+    def _result_text(self) -> str:
+        """The tool message's content: the model view as compact, key-sorted JSON."""
+        return _dumps(self.model_view)
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,11 +118,11 @@ class ToolSchemas:
     def __init__(self, by_route: Mapping[str, Endpoint], digest: str, *, max_sets: int = 50_000):
         self.digest = digest
         self._by_route = by_route
-        self._rendered: dict[str, tuple[dict[str, Any], str]] = {}
+        self._rendered: dict[str, tuple[JSONObject, str]] = {}
         self._sets: dict[tuple[str, ...], ExposedTools] = {}
         self._max_sets = max_sets
 
-    def rendered(self, route_id: str) -> tuple[dict[str, Any], str]:
+    def rendered(self, route_id: str) -> tuple[JSONObject, str]:
         """(schema, compact key-sorted JSON) of one route, rendered on first use."""
         hit = self._rendered.get(route_id)
         if hit is None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from runtime.agents.protocol import AgentView, Decision, FinalAnswer, ToolCall
 from runtime.agents.registry import register_agent
 from runtime.catalog.model import Endpoint
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.surface.model import Task
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class AdversarialAgent:
         return None
 
     def _call(self, endpoint: Endpoint, view: AgentView) -> ToolCall:
-        observed: dict[str, Any] = {}
+        observed: JSONObject = {}
         for h in view.history:
             if h.result is not None:
                 for f in h.result.fields:
@@ -94,8 +95,16 @@ class AdversarialAgent:
         return ToolCall(endpoint.name, args)
 
 
-def _filler(json_type: str) -> Any:
-    return {"string": "x", "integer": 1, "number": 1.0, "boolean": True, "array": [], "object": {}}[json_type]
+def _filler(json_type: str) -> JSONValue:
+    fillers: JSONObject = {
+        "string": "x",
+        "integer": 1,
+        "number": 1.0,
+        "boolean": True,
+        "array": [],
+        "object": {},
+    }
+    return fillers[json_type]  # built per call: no two calls share a list or an object
 
 
 @register_agent("adversarial")

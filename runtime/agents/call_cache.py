@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from runtime.core.json_value import JSONObject
+
+if TYPE_CHECKING:
+    from runtime.agents.model_cache import SerializedRequest, ServerScope
 
 
 class CallCache(Protocol):
@@ -18,10 +23,10 @@ class CallCache(Protocol):
     (``model_cache.ServerScope``: server, model, epoch)."""
 
     def get(
-        self, scope: Any, request: Any, *, live_fingerprint: str | None = None
-    ) -> dict[str, Any] | None: ...
+        self, scope: ServerScope, request: SerializedRequest, *, live_fingerprint: str | None = None
+    ) -> JSONObject | None: ...
 
-    def put(self, scope: Any, request: Any, response: dict[str, Any]) -> None: ...
+    def put(self, scope: ServerScope, request: SerializedRequest, response: JSONObject) -> None: ...
 
     def close(self) -> None: ...
 

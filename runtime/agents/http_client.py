@@ -17,10 +17,10 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from runtime.agents import traffic
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject
 
 # A server asking for more than this is treated as asking for this much (a run should not stall for hours).
 MAX_RETRY_AFTER_S = 120.0
@@ -147,10 +147,10 @@ class ChatClient:
             return response.status, data, response.getheader("retry-after")
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def post(self, body: bytes) -> dict[str, Any]:
+    def post(self, body: bytes) -> JSONObject:
         return self.post_counted(body)[0]
 
-    def post_counted(self, body: bytes) -> tuple[dict[str, Any], int]:
+    def post_counted(self, body: bytes) -> tuple[JSONObject, int]:
         """The answer and the number of HTTP attempts this call made."""
         last_error = "no attempt"
         connected = False  # did any attempt reach the server?

@@ -25,12 +25,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
+from runtime.agents.chat_shapes import ChatRequest
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: object) -> str:
+    """The canonical text of anything ``json.dumps`` encodes (a JSON value, a chat request)."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -61,7 +64,30 @@ class ServerScope:
         return hashlib.sha256(f"{self.line()}\n{request.text}".encode()).hexdigest()
 
 
-def serialize_request(request: dict[str, Any], tool_texts: Sequence[str] | None = None) -> SerializedRequest:
+class CacheGroup(TypedDict):
+    """The entries of one server, model and epoch (``sr cache stats``)."""
+
+    base_url: str
+    model: str
+    epoch: int
+    entries: int
+    bytes: int
+    fingerprints: int
+
+
+class CacheStats(TypedDict):
+    """What ``sr cache stats`` reports of a cache file."""
+
+    path: str
+    file_bytes: int
+    entries: int
+    groups: list[CacheGroup]
+    legacy_entries: int
+
+
+def serialize_request(
+    request: ChatRequest | JSONObject, tool_texts: Sequence[str] | None = None
+) -> SerializedRequest:
     """The canonical text of ``request``.
 
     ``tool_texts``, when given, must be the canonical texts of ``request["tools"]`` in order (the
@@ -77,7 +103,7 @@ def serialize_request(request: dict[str, Any], tool_texts: Sequence[str] | None 
     return SerializedRequest(text=text, key=hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
-def request_key(request: dict[str, Any]) -> str:
+def request_key(request: ChatRequest | JSONObject) -> str:
     return serialize_request(request).key
 
 
@@ -124,7 +150,7 @@ class ModelCallCache:
 
     def get(
         self, scope: ServerScope, request: SerializedRequest, *, live_fingerprint: str | None = None
-    ) -> dict[str, Any] | None:
+    ) -> JSONObject | None:
         key = scope.key(request)
         if self._dbh is None and not self.path.is_file():
             self.misses += 1  # nothing cached yet: do not create the file for a lookup
@@ -150,7 +176,7 @@ class ModelCallCache:
         self.hits += 1
         return response
 
-    def put(self, scope: ServerScope, request: SerializedRequest, response: dict[str, Any]) -> None:
+    def put(self, scope: ServerScope, request: SerializedRequest, response: JSONObject) -> None:
         fingerprint = response.get("system_fingerprint")
         with self._lock:
             self._db.execute(
@@ -168,7 +194,7 @@ class ModelCallCache:
                 ),
             )
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> CacheStats:
         """Entries per server, model and epoch, and what the legacy table still holds."""
         with self._lock:
             rows = self._db.execute(

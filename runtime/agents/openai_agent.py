@@ -22,13 +22,14 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from runtime.agents.call_cache import CallCache, open_call_cache
 from runtime.agents.chat_response import parse_response
+from runtime.agents.chat_shapes import ChatMessage, ChatRequest, ToolSchema
 from runtime.agents.http_client import ChatClient, ModelServerError, Transport
 from runtime.agents.model_cache import SerializedRequest, ServerScope, serialize_request
 from runtime.agents.protocol import AgentView, Decision
@@ -37,7 +38,8 @@ from runtime.agents.server_templates import results_as_text_needed
 from runtime.agents.single_flight import SingleFlight
 from runtime.agents.transcript import text_transcript, tool_results_as_text
 from runtime.core.errors import SchemaRouterError
-from runtime.prompt import ANSWER_ACTION
+from runtime.core.json_value import JSONObject, JSONValue
+from runtime.prompt import ANSWER_ACTION, Prompt
 
 if TYPE_CHECKING:
     from runtime.agents.catalog_view import AgentCatalog
@@ -101,15 +103,16 @@ class CallRecord:
 
     cached: bool
     server_calls: int
-    usage: dict[str, Any] | None
-    model: str | None
-    system_fingerprint: str | None
-    finish_reason: str | None = None
+    # As the server reported them (a server may send anything there; the trace keeps what it sent).
+    usage: JSONValue
+    model: JSONValue
+    system_fingerprint: JSONValue
+    finish_reason: JSONValue = None
     tool_calls: int = 0
 
 
-def build_request(settings: OpenAISettings, view: AgentView) -> dict[str, Any]:
-    request: dict[str, Any] = {
+def build_request(settings: OpenAISettings, view: AgentView) -> ChatRequest:
+    request: ChatRequest = {
         "model": settings.model,
         "temperature": settings.temperature,
         "seed": epoch_seed(settings.seed, settings.epoch),
@@ -118,23 +121,30 @@ def build_request(settings: OpenAISettings, view: AgentView) -> dict[str, Any]:
     if settings.top_p is not None:
         request["top_p"] = settings.top_p
     prompt = view.prompt
+    messages, tools = _chat_shapes(prompt)
     if settings.constrained_decoding:
-        request["messages"] = text_transcript(prompt.messages, prompt.tool_texts)
-        request["response_format"] = {"type": "json_object", "schema": constrained_schema(prompt.tools)}
+        request["messages"] = text_transcript(messages, prompt.tool_texts)
+        request["response_format"] = {"type": "json_object", "schema": constrained_schema(tools)}
         return request
     as_text = settings.tool_results_as_text or results_as_text_needed(
         settings.server_template, constrained=False
     )
-    request["messages"] = tool_results_as_text(prompt.messages) if as_text else list(prompt.messages)
-    if prompt.tools:
-        request["tools"] = list(prompt.tools)
+    request["messages"] = tool_results_as_text(messages) if as_text else list(messages)
+    if tools:
+        request["tools"] = list(tools)
         # llama.cpp's server silently drops the tools unless tool_choice is given.
         request["tool_choice"] = "auto"
         request["parallel_tool_calls"] = False
     return request
 
 
-def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> dict[str, Any]:
+def _chat_shapes(prompt: Prompt) -> tuple[Sequence[ChatMessage], Sequence[ToolSchema]]:
+    """The prompt's messages and tools as the chat shapes they are: ``runtime/prompt.py`` renders them
+    so (``build_prompt``, ``HistoryEntry.messages``, ``Endpoint.tool_schema``), typed as plain dicts."""
+    return cast("Sequence[ChatMessage]", prompt.messages), cast("Sequence[ToolSchema]", prompt.tools)
+
+
+def constrained_schema(tools: Sequence[ToolSchema]) -> JSONObject:
     """One branch per exposed tool: its name as a constant and its own parameter schema, plus a final
     answer. The name's key is ``action`` because llama.cpp builds the grammar in the order of the
     schema's keys, which the canonical request sorts: ``action`` before ``arguments`` makes the model
@@ -142,7 +152,7 @@ def constrained_schema(tools: tuple[dict[str, Any], ...] | list[dict[str, Any]])
     accepts, and ended 18 of 20 smoke episodes at once). A loose ``arguments: object`` lets small
     models ramble until max_tokens (seen with llama.cpp); per-tool branches keep the output to a call
     the gate can judge."""
-    branches: list[dict[str, Any]] = [
+    branches: list[JSONValue] = [
         {
             "type": "object",
             "properties": {
@@ -179,7 +189,7 @@ class ModelLink:
     live_fingerprint: str | None = None  # the last system_fingerprint the live server returned
     flights: SingleFlight = field(default_factory=SingleFlight)
 
-    def answer(self, scope: ServerScope, serialized: SerializedRequest) -> tuple[dict[str, Any], bool, int]:
+    def answer(self, scope: ServerScope, serialized: SerializedRequest) -> tuple[JSONObject, bool, int]:
         """The response, whether it came from the cache, and the HTTP attempts made for it."""
         cache = self.cache if self.use_cache else None
         if cache is None:
@@ -195,7 +205,7 @@ class ModelLink:
             cache.put(scope, serialized, answered)
             return answered, False, attempts
 
-    def _saw(self, response: dict[str, Any]) -> None:
+    def _saw(self, response: JSONObject) -> None:
         fingerprint = response.get("system_fingerprint")
         if isinstance(fingerprint, str):
             self.live_fingerprint = fingerprint
@@ -243,7 +253,7 @@ class OpenAIAgent:
         serialized = serialize_request(request, view.prompt.tool_texts if "tools" in request else None)
         response, cached, attempts = self.link.answer(self.settings.scope, serialized)
         choice = _first_choice(response)
-        message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+        message = choice.get("message")
         calls = message.get("tool_calls") if isinstance(message, dict) else None
         self.records.append(
             CallRecord(
@@ -260,14 +270,14 @@ class OpenAIAgent:
         return parse_response(response, names, constrained=self.settings.constrained_decoding)
 
 
-def _first_choice(response: dict[str, Any]) -> dict[str, Any]:
+def _first_choice(response: JSONObject) -> JSONObject:
     choices = response.get("choices")
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         return choices[0]
     return {}
 
 
-def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAgent:
+def openai_agent_from(spec: Mapping[str, JSONValue], options: Mapping[str, JSONValue]) -> OpenAIAgent:
     """Settings from spec/agent.yaml ``openai``, overridden by run options (CLI flags).
 
     Options: ``base_url``, ``model``, ``constrained_decoding``, ``max_tokens``, ``temperature``,
@@ -277,7 +287,7 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
     (SQLite file; omitted means no cache), ``no_cache`` (neither read nor write the cache).
     """
     merged = _merged(spec, options)
-    cache_path = merged.get("cache_path")
+    cache_path = _text(merged, "cache_path")
     no_cache = bool(merged.get("no_cache", False))
     # --no-cache opens no cache at all, so not even an empty cache file is written.
     cache = open_call_cache(Path(cache_path)) if cache_path and not no_cache else None
@@ -285,40 +295,56 @@ def openai_agent_from(spec: dict[str, Any], options: dict[str, Any]) -> OpenAIAg
     return OpenAIAgent(settings=settings, cache=cache, use_cache=not no_cache)
 
 
-def _merged(spec: dict[str, Any], options: dict[str, Any]) -> dict[str, Any]:
+def _merged(spec: Mapping[str, JSONValue], options: Mapping[str, JSONValue]) -> JSONObject:
     return {**spec, **{k: v for k, v in options.items() if v is not None}}
 
 
-def openai_settings(spec: dict[str, Any], options: dict[str, Any]) -> OpenAISettings:
-    """The settings of spec/agent.yaml ``openai`` overridden by the run's options."""
+def _text(merged: JSONObject, key: str) -> str | None:
+    """An optional text setting; anything but text is one line naming it."""
+    value = merged.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise SchemaRouterError(f"openai agent: {key} must be text, not {value!r}")
+
+
+def _number(merged: JSONObject, key: str) -> int | float | str:
+    """A setting that float() or int() reads (a number, or its text); anything else is one line naming it."""
+    value = merged[key]
+    if isinstance(value, int | float | str):
+        return value
+    raise SchemaRouterError(f"openai agent: {key} must be a number, not {value!r}")
+
+
+def openai_settings(spec: Mapping[str, JSONValue], options: Mapping[str, JSONValue]) -> OpenAISettings:
+    """The settings of spec/agent.yaml ``openai`` overridden by the run's options (a setting of the wrong
+    kind is one line naming it)."""
     merged = _merged(spec, options)
     if merged.get("parallel_tool_calls", False):
         raise SchemaRouterError(
             "openai agent: parallel_tool_calls true is not supported: the engine gates one call per "
             "turn; leave it false (a response with several calls is then a recorded, failed turn)"
         )
-    api_key_env = merged.get("api_key_env") or ""
-    top_p = merged.get("top_p")
+    api_key_env = _text(merged, "api_key_env")
     return OpenAISettings(
         base_url=str(merged["base_url"]),
         model=str(merged["model"]),
         api_key=os.environ.get(api_key_env) if api_key_env else None,
-        temperature=float(merged["temperature"]),
-        top_p=None if top_p is None else float(top_p),
-        seed=int(merged["seed"]),
-        max_tokens=int(merged["max_tokens"]),
-        timeout_s=float(merged["timeout_s"]),
-        retries=int(merged["retries"]),
-        backoff_s=float(merged["backoff_s"]),
+        temperature=float(_number(merged, "temperature")),
+        top_p=None if merged.get("top_p") is None else float(_number(merged, "top_p")),
+        seed=int(_number(merged, "seed")),
+        max_tokens=int(_number(merged, "max_tokens")),
+        timeout_s=float(_number(merged, "timeout_s")),
+        retries=int(_number(merged, "retries")),
+        backoff_s=float(_number(merged, "backoff_s")),
         constrained_decoding=bool(merged["constrained_decoding"]),
         tool_results_as_text=bool(merged.get("tool_results_as_text", False)),
-        server_template=merged.get("server_template"),
-        epoch=int(merged.get("epoch", 1)),
-        server_id=merged.get("server_id"),
+        server_template=_text(merged, "server_template"),
+        epoch=int(_number(merged, "epoch")) if "epoch" in merged else 1,
+        server_id=_text(merged, "server_id"),
     )
 
 
-_LINKS: dict[tuple[tuple[str, Any], ...], ModelLink] = {}
+_LINKS: dict[tuple[tuple[str, JSONValue], ...], ModelLink] = {}
 _LINKS_LOCK = threading.Lock()
 # A forked worker opens its own connections and cache handle: sharing the parent's sockets would let two
 # processes read each other's responses (the parent may have called the server in an earlier run).
@@ -327,7 +353,11 @@ os.register_at_fork(after_in_child=_LINKS.clear)
 
 @register_agent("openai")
 def _openai(
-    *, task: Task, catalog: AgentCatalog, settings: Mapping[str, Any], options: dict[str, Any]
+    *,
+    task: Task,
+    catalog: AgentCatalog,
+    settings: Mapping[str, JSONValue],
+    options: dict[str, JSONValue],
 ) -> OpenAIAgent:
     """A fresh agent per episode (its own call records, so episodes on several threads never read each
     other's) over one link per process, settings and epoch: one client, one cache, counters for the

@@ -8,22 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from runtime.catalog.model import Endpoint
+from runtime.core.json_value import JSONObject
 from runtime.prompt import ExposedTools, HistoryEntry, Prompt
 
 
 @dataclass(frozen=True)
 class ToolCall:
     tool_name: str
-    arguments: dict[str, Any]
+    arguments: JSONObject
     kind: str = "tool_call"
 
 
 @dataclass(frozen=True)
 class FinalAnswer:
-    values: dict[str, Any] = field(default_factory=dict)
+    values: JSONObject = field(default_factory=dict)
     text: str = ""
     kind: str = "final_answer"
 

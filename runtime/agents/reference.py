@@ -26,6 +26,7 @@ from runtime.agents.protocol import AgentView, CannotProceed, Decision, FinalAns
 from runtime.agents.registry import register_agent
 from runtime.authorization.execution_gate import grant_covers
 from runtime.catalog.model import Endpoint
+from runtime.core.json_value import JSONObject
 from runtime.simulator.binding import bind_arguments
 from runtime.simulator.calls import ExecutedCall
 from runtime.surface.model import PlanStep, Task
@@ -133,7 +134,7 @@ class ReferenceAgent:
         return self._rule.semantic_id_weight * shared_ids + self._rule.name_token_weight * shared_names
 
 
-def _key(arguments: dict[str, Any]) -> str:
+def _key(arguments: JSONObject) -> str:
     return _KEY_ENCODER.encode(arguments)
 
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from runtime.agents.protocol import Agent
 from runtime.catalog.model import Endpoint
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONValue
 from runtime.core.registry import Registry
 from runtime.surface.model import Task
 
@@ -34,6 +35,7 @@ _NOT_AGENTS = frozenset(
         "model_cache",
         "http_client",
         "chat_response",
+        "chat_shapes",
         "transcript",
         "server_templates",
         "traffic",
@@ -44,7 +46,12 @@ _NOT_AGENTS = frozenset(
 
 class AgentFactory(Protocol):
     def __call__(
-        self, *, task: Task, catalog: AgentCatalog, settings: Mapping[str, Any], options: dict[str, Any]
+        self,
+        *,
+        task: Task,
+        catalog: AgentCatalog,
+        settings: Mapping[str, JSONValue],
+        options: dict[str, JSONValue],
     ) -> Agent: ...
 
 
@@ -52,7 +59,7 @@ class AgentFactory(Protocol):
 class RegisteredAgent:
     name: str
     factory: AgentFactory
-    defaults: Mapping[str, Any] | None  # settings when agent.yaml has no section for it
+    defaults: Mapping[str, JSONValue] | None  # settings when agent.yaml has no section for it
 
 
 # The built-in agents are the modules of this package; installed packages add theirs through the
@@ -63,7 +70,7 @@ AGENTS: Registry[RegisteredAgent] = Registry(
 
 
 def register_agent(
-    name: str, *, defaults: Mapping[str, Any] | None = None
+    name: str, *, defaults: Mapping[str, JSONValue] | None = None
 ) -> Callable[[AgentFactory], AgentFactory]:
     def wrap(factory: AgentFactory) -> AgentFactory:
         module = str(getattr(factory, "__module__", ""))
@@ -86,8 +93,8 @@ def make_agent(
     *,
     task: Task,
     catalog: AgentCatalog | tuple[Endpoint, ...],
-    settings: Mapping[str, Any] | None,
-    options: Mapping[str, Any] | None = None,
+    settings: Mapping[str, JSONValue] | None,
+    options: Mapping[str, JSONValue] | None = None,
 ) -> Agent:
     """Build agent ``name`` for one episode from its agent.yaml section (``settings``; None: its declared
     defaults). Pass the catalog's :class:`AgentCatalog` to build nothing per catalog entry; a plain

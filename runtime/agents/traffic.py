@@ -9,15 +9,17 @@ the display then shows the parent's share. Counters are transport facts: they ne
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import multiprocessing.sharedctypes
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+
+from runtime.core.json_value import JSONValue
 
 _IN_FLIGHT, _ANSWERED, _ERRORS, _PROMPT, _COMPLETION = range(5)
-_BLOCK: Any = multiprocessing.sharedctypes.RawArray("d", 5)
+_BLOCK: ctypes.Array[ctypes.c_double] = multiprocessing.sharedctypes.RawArray(ctypes.c_double, 5)
 _LOCK = multiprocessing.Lock()
 
 
@@ -51,7 +53,7 @@ def request_in_flight() -> Iterator[None]:
         _add(_IN_FLIGHT, -1)
 
 
-def record_answer(usage: Any) -> None:
+def record_answer(usage: JSONValue) -> None:
     """A request answered usefully, with the server's reported usage (if any)."""
     prompt = completion = 0
     if isinstance(usage, dict):
@@ -81,5 +83,5 @@ def reset() -> None:
             _BLOCK[i] = 0.0
 
 
-def _count(value: Any) -> int:
+def _count(value: JSONValue) -> int:
     return int(value) if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+
+from runtime.agents.chat_shapes import ChatMessage
+from runtime.core.json_value import JSONValue
 
 TOOLS_HEADER = "Tools (one JSON schema per line):"
 # The schema also admits {"action": "final_answer", ...}; naming it here made a small model copy it at once.
 ANSWER_FORM = 'Answer with a JSON object {"action": <tool name>, "arguments": <arguments object>}.'
 
 
-def _dumps(value: Any) -> str:
+def _dumps(value: JSONValue) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
@@ -34,7 +36,7 @@ def result_text(call_id: str, tool_name: str, content: str) -> str:
     return f"Result of {call_id} ({tool_name}): {content}"
 
 
-def _call_names(messages: Sequence[dict[str, Any]]) -> dict[str, str]:
+def _call_names(messages: Sequence[ChatMessage]) -> dict[str, str]:
     names: dict[str, str] = {}
     for m in messages:
         for call in m.get("tool_calls") or ():
@@ -42,7 +44,7 @@ def _call_names(messages: Sequence[dict[str, Any]]) -> dict[str, str]:
     return names
 
 
-def _result_message(message: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+def _result_message(message: ChatMessage, names: dict[str, str]) -> ChatMessage:
     call_id = str(message.get("tool_call_id"))
     return {
         "role": "user",
@@ -50,10 +52,10 @@ def _result_message(message: dict[str, Any], names: dict[str, str]) -> dict[str,
     }
 
 
-def text_transcript(messages: Sequence[dict[str, Any]], tool_texts: Sequence[str]) -> list[dict[str, Any]]:
+def text_transcript(messages: Sequence[ChatMessage], tool_texts: Sequence[str]) -> list[ChatMessage]:
     """Every message as role and text only; the tools inside the system message."""
     names = _call_names(messages)
-    out: list[dict[str, Any]] = []
+    out: list[ChatMessage] = []
     tools_block = "\n".join([TOOLS_HEADER, *tool_texts, ANSWER_FORM])
     for m in messages:
         role = m["role"]
@@ -76,16 +78,17 @@ def text_transcript(messages: Sequence[dict[str, Any]], tool_texts: Sequence[str
     return out
 
 
-def tool_results_as_text(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+def tool_results_as_text(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
     """The messages as sent, with each ``role: tool`` result carried as a user message."""
     names = _call_names(messages)
     return [_result_message(m, names) if m["role"] == "tool" else m for m in messages]
 
 
-def _arguments(raw: Any) -> Any:
+def _arguments(raw: JSONValue) -> JSONValue:
     if isinstance(raw, str):
         try:
-            return json.loads(raw)
+            parsed: JSONValue = json.loads(raw)
         except json.JSONDecodeError:
             return raw
+        return parsed
     return raw

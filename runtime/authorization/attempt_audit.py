@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import Field
 
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONValue
 
 Decision = Literal["allow", "deny"]
 Reason = Literal["ALLOWED", "UNEXPOSED", "UNAUTHORIZED_DESTRUCTIVE", "INVALID_ARGUMENTS"]
@@ -53,7 +55,7 @@ class AuditRecord(FrozenModel):
         return DENY_ERROR_CLASS[self.reason]
 
 
-def arguments_sha256(arguments: Any) -> str:
+def arguments_sha256(arguments: Mapping[str, JSONValue] | JSONValue) -> str:
     text = _ARGUMENTS_ENCODER.encode(arguments)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from runtime.authorization.attempt_audit import AuditRecord, arguments_sha256, decide
 from runtime.catalog.model import Endpoint
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.simulator.validate import argument_error
 
 
@@ -23,7 +24,7 @@ class GrantLike(Protocol):
     arguments: Mapping[str, Any] | None
 
 
-def grant_covers(grants: Iterable[GrantLike], route_id: str, arguments: Mapping[str, Any]) -> bool:
+def grant_covers(grants: Iterable[GrantLike], route_id: str, arguments: Mapping[str, JSONValue]) -> bool:
     """A grant covers a call when its route matches and every argument it pins is equal."""
     for grant in grants:
         if grant.route_id != route_id:
@@ -42,7 +43,7 @@ class Allow:
 
     __slots__ = ("arguments", "audit", "endpoint")
 
-    def __init__(self, key: object, audit: AuditRecord, endpoint: Endpoint, arguments: dict[str, Any]):
+    def __init__(self, key: object, audit: AuditRecord, endpoint: Endpoint, arguments: JSONObject):
         if key is not _GATE_KEY or audit.decision != "allow":
             raise PermissionError("an Allow can only be issued by the policy gate for an allowed call")
         self.audit = audit
@@ -67,7 +68,7 @@ class PolicyGate:
         self._grants = tuple(grants)
 
     def decide(
-        self, *, turn: int, tool_name: str, arguments: Any, exposed_names: frozenset[str]
+        self, *, turn: int, tool_name: str, arguments: JSONValue, exposed_names: frozenset[str]
     ) -> Allow | Deny:
         """Decide on one attempt. ``arguments`` is whatever the agent gave (a non-object is invalid)."""
         endpoint = self._endpoints.get(tool_name)
@@ -97,7 +98,7 @@ class PolicyGate:
         return Deny(audit)
 
 
-def validate_arguments(endpoint: Endpoint, arguments: Any) -> str | None:
+def validate_arguments(endpoint: Endpoint, arguments: Mapping[str, JSONValue] | JSONValue) -> str | None:
     """The first violation of the tool's parameter schema as an error class, or None when valid.
 
     The same check the simulator starts every execution with, so the gate and the executor agree.

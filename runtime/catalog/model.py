@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONObject
 
 JsonType = Literal["string", "number", "integer", "boolean", "array", "object"]
 SideEffect = Literal["read", "write", "destructive"]
@@ -76,11 +77,11 @@ class Endpoint(FrozenModel):
         "instead of reading them from the source. Omitted from the file when empty.",
     )
 
-    def tool_schema(self) -> dict[str, Any]:
+    def tool_schema(self) -> JSONObject:
         """The OpenAI function / MCP tool shape a model is shown. Token counts are taken on this."""
-        properties: dict[str, Any] = {}
+        properties: JSONObject = {}
         for f in self.inputs:
-            prop: dict[str, Any] = {"type": f.json_type, "description": _field_description(f)}
+            prop: JSONObject = {"type": f.json_type, "description": _field_description(f)}
             if f.enum:
                 prop["enum"] = list(f.enum)
             properties[f.name] = prop

@@ -32,6 +32,7 @@ from typing import Any
 
 from runtime.core import limits, safe_json
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONValue
 from runtime.documents.issues import Position, SpecIssue
 from runtime.documents.json_text import load_json_text
 from runtime.documents.yaml_text import LoadedDocument, PathKey, load_yaml_text
@@ -65,7 +66,7 @@ class UserDocument:
         return SchemaRouterError(str(self.problem(path, message)))
 
 
-def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
+def shown(value: JSONValue, limit: int = SHOWN_CHARS) -> str:
     """``value`` as a message may show it: its ``repr`` (which escapes every character that does not
     print as itself: controls, invisible and bidirectional ones, line breaks), cut to ``limit``
     characters of the value."""
@@ -177,10 +178,10 @@ def _may_hold_controls(text: str) -> bool:
 _ESCAPE_OR_C1 = re.compile(r"[\\\x7f-\x9f]")
 
 
-def control_characters(data: Any) -> Iterator[tuple[PathKey, str]]:
+def control_characters(data: JSONValue) -> Iterator[tuple[PathKey, str]]:
     """(path, message) for every key or string of ``data`` holding a control character (tab, line feed
     and carriage return apart), in document order."""
-    stack: list[tuple[PathKey, Any]] = [((), data)]
+    stack: list[tuple[PathKey, JSONValue]] = [((), data)]
     while stack:
         where, value = stack.pop()
         if isinstance(value, str):

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from runtime.core.errors import SchemaRouterError
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONValue
 from runtime.core.registry import Registry
 from runtime.exposure.policies import ExposurePolicy
 from runtime.retrieval import StateAwareRetriever, StaticRetriever
@@ -126,7 +127,9 @@ def get_policy(kind: str) -> RegisteredPolicy:
     return POLICIES.get(kind)
 
 
-def parse_policy_params(kind: str, params: Mapping[str, Any] | None, *, origin: str = "params") -> BaseModel:
+def parse_policy_params(
+    kind: str, params: Mapping[str, JSONValue] | None, *, origin: str = "params"
+) -> BaseModel:
     """Validate a condition's ``params`` with its kind's model; each problem becomes one error line."""
     entry = get_policy(kind)
     try:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONObject
 
 QueryKind = Literal["original", "original_plus_state"]
 
@@ -30,6 +31,6 @@ class RetrievalCall(FrozenModel):
     catalog_size: int = Field(ge=0, description="Number of endpoints in the searched index.")
     latency_us: int = Field(ge=0, description="Wall time of the call in microseconds; not deterministic.")
 
-    def audit_dict(self) -> dict[str, Any]:
+    def audit_dict(self) -> JSONObject:
         """The record as JSON-compatible data, for the episode trace."""
         return self.model_dump(mode="json")

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ValidationError
 from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.core.registry import Registry
 from runtime.retrieval.index import Ranking, RetrievalIndex
 from runtime.spec_model.retriever import RetrieverSpec
@@ -112,7 +113,7 @@ def get_strategy(code: str) -> RegisteredStrategy:
 
 
 def parse_params(
-    code: str, params: Mapping[str, Any] | None, *, origin: str = "strategy.params"
+    code: str, params: Mapping[str, JSONValue] | None, *, origin: str = "strategy.params"
 ) -> BaseModel:
     """Validate ``params`` with the strategy's model; each problem becomes one error line."""
     entry = get_strategy(code)
@@ -133,7 +134,7 @@ def build_strategy(
     catalog: Catalog | Sequence[Endpoint],
     *,
     index: RetrievalIndex,
-    params: Mapping[str, Any] | None = None,
+    params: Mapping[str, JSONValue] | None = None,
     cache_dir: Path | None = None,
 ) -> RetrievalStrategy:
     """Build strategy ``code`` over ``catalog`` (whose lexical index is ``index``)."""
@@ -149,7 +150,7 @@ def build_strategy(
     return entry.factory(context)
 
 
-def strategy_of(spec: RetrieverSpec) -> tuple[str, dict[str, Any]]:
+def strategy_of(spec: RetrieverSpec) -> tuple[str, JSONObject]:
     """The (code, params) a retriever spec names; no ``strategy`` entry means ``text_concat``."""
     if spec.strategy is None:
         return DEFAULT_STRATEGY, {}

@@ -16,7 +16,9 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, SupportsFloat, SupportsInt
+
+from runtime.core.json_value import JSONValue
 
 if TYPE_CHECKING:
     from runtime.run.store import EpisodeOutcome
@@ -37,10 +39,15 @@ class EngineSetup:
     compiled: CompiledSpec | None  # None only for test engines that compile nothing
     catalog_sizes: tuple[int, ...]
     agent: str
-    agent_options: tuple[tuple[str, Any], ...] = ()
+    agent_options: tuple[tuple[str, JSONValue], ...] = ()
     catalogs_dir: Path | None = None  # the experiment's catalogs (the real engine needs it)
     surface_file: str | None = None  # a pilot's surface file; None: the evaluation surface
     cache_dir: Path | None = None  # where retrieval strategies cache derived document data (build/)
+
+    def text_option(self, name: str) -> str | None:
+        """An agent option that names a file or a server (text); None when it is not given."""
+        value = dict(self.agent_options).get(name)
+        return None if value is None else str(value)
 
     def require(self) -> tuple[CompiledSpec, Path]:
         """The compiled spec and catalogs directory the real engine loads from."""
@@ -60,7 +67,9 @@ class EpisodeResult(Protocol):
     """What an engine returns for one episode: the versioned trace record and its metrics."""
 
     @property
-    def metrics(self) -> Mapping[str, Any]: ...
+    def metrics(self) -> Mapping[str, SupportsFloat | None]:
+        """Each metric's value: a number (float, int, bool, a numpy scalar) or None."""
+        ...
 
     def model_dump_json(self) -> str: ...
 
@@ -118,7 +127,7 @@ class EngineAdapter:
             catalog_sizes=setup.catalog_sizes,
             agent=setup.agent,
             agent_options=dict(setup.agent_options),
-            tokenizer_path=dict(setup.agent_options).get("tokenizer_json"),
+            tokenizer_path=setup.text_option("tokenizer_json"),
             surface_file=Path(setup.surface_file) if setup.surface_file else None,
             cache_dir=setup.cache_dir,
         )
@@ -180,7 +189,7 @@ def episode_record(trace: EpisodeResult) -> EpisodeRecord:
     )
 
 
-def _plain_number(name: str, value: Any) -> float | int | bool | None:
+def _plain_number(name: str, value: SupportsFloat | None) -> float | int | bool | None:
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int):
@@ -189,7 +198,12 @@ def _plain_number(name: str, value: Any) -> float | int | bool | None:
         number = float(value)
         if math.isnan(number) or math.isinf(number):
             raise ValueError(f"metric {name!r} is {number}; metrics must be finite or null")
-        if hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in "iu":
-            return int(value)
+        if _integer_dtype(value) and isinstance(value, SupportsInt):
+            return int(value)  # a numpy integer: exact, not through float
         return number
     raise TypeError(f"metric {name!r} has non-numeric value {value!r}")
+
+
+def _integer_dtype(value: SupportsFloat) -> bool:
+    """A numpy scalar of an (unsigned) integer dtype."""
+    return hasattr(value, "dtype") and getattr(value.dtype, "kind", "") in "iu"

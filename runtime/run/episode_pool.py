@@ -22,8 +22,9 @@ import multiprocessing
 import os
 import signal
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import TypedDict, TypeVar
 
 from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
 from runtime.run.in_flight import TICK_S, run_in_flight
@@ -37,6 +38,8 @@ from runtime.run.outcomes import (
     run_one,
 )
 from runtime.run.scope import EpisodeKey
+
+_T = TypeVar("_T")
 
 
 def execute(request: ExecutionRequest) -> ExecutionSummary:
@@ -79,15 +82,15 @@ def _execute_inline(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
     return sink.summary(None)
 
 
+# What a worker returns for a batch: each key with its record or failure, in the batch's order.
+_BatchResult = list[tuple[EpisodeKey, EpisodeRecord | Failure]]
+
+
 def _execute_pool(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
     keys, engine, setup, workers = request.keys, request.engine, request.setup, request.workers
     threads = request.threads
-    # A worker with threads keeps them busy over a batch of twice as many episodes; one without takes
-    # small batches so that the pool balances.
-    chunk = threads * 2 if threads > 1 else max(1, min(8, len(keys) // (workers * 8)))
-    chunks = [list(keys[i : i + chunk]) for i in range(0, len(keys), chunk)]
-    pending = iter(chunks)
-    in_flight: dict[cf.Future[list[tuple[EpisodeKey, EpisodeRecord | Failure]]], list[EpisodeKey]] = {}
+    pending = iter(_batches(keys, workers, threads))
+    in_flight: dict[cf.Future[_BatchResult], list[EpisodeKey]] = {}
     context = _mp_context()
     preloaded = context.get_start_method() == "fork" and _preload(engine, setup)
     pool = cf.ProcessPoolExecutor(
@@ -114,17 +117,8 @@ def _execute_pool(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
             if not done:
                 sink.tick()
                 continue
-            for future in sorted(done, key=lambda f: in_flight[f][0]):
-                batch = in_flight.pop(future)
-                try:
-                    results = future.result()
-                except BrokenProcessPool as err:  # every episode of the batch was in flight in a dead pool
-                    stopped = "a worker process died"
-                    for key in batch:
-                        sink.fail(key, failure("worker_lost", err))
-                    continue
-                for key, outcome in results:
-                    sink.accept(key, outcome)
+            if _commit_done(done, in_flight, sink):
+                stopped = "a worker process died"
             if stopped is None:
                 stopped = sink.stop_reason(request.max_events)
             if stopped is None:
@@ -133,6 +127,35 @@ def _execute_pool(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
         pool.shutdown(wait=True, cancel_futures=True)
         _PRELOADED.clear()
     return sink.summary(stopped)
+
+
+def _batches(keys: Sequence[EpisodeKey], workers: int, threads: int) -> list[list[EpisodeKey]]:
+    """The keys in batches: a worker with threads keeps them busy over a batch of twice as many
+    episodes; one without takes small batches so that the pool balances."""
+    chunk = threads * 2 if threads > 1 else max(1, min(8, len(keys) // (workers * 8)))
+    return [list(keys[i : i + chunk]) for i in range(0, len(keys), chunk)]
+
+
+def _commit_done(
+    done: Iterable[cf.Future[_BatchResult]],
+    in_flight: dict[cf.Future[_BatchResult], list[EpisodeKey]],
+    sink: Sink,
+) -> bool:
+    """Commit the finished batches (ordered by their first keys) and drop them from
+    ``in_flight``; True when a batch was lost with a dead worker (each of its episodes then an event)."""
+    lost = False
+    for future in sorted(done, key=lambda f: in_flight[f][0]):
+        batch = in_flight.pop(future)
+        try:
+            results = future.result()
+        except BrokenProcessPool as err:  # every episode of the batch was in flight in a dead pool
+            lost = True
+            for key in batch:
+                sink.fail(key, failure("worker_lost", err))
+            continue
+        for key, outcome in results:
+            sink.accept(key, outcome)
+    return lost
 
 
 def _preload(engine: EpisodeEngine, setup: EngineSetup) -> bool:
@@ -145,8 +168,9 @@ def _preload(engine: EpisodeEngine, setup: EngineSetup) -> bool:
     return True
 
 
-def _take(iterator: Any, n: int) -> list[Any]:
-    out = []
+def _take(iterator: Iterator[_T], n: int) -> list[_T]:
+    """Up to ``n`` more items of ``iterator``."""
+    out: list[_T] = []
     for _ in range(max(0, n)):
         item = next(iterator, None)
         if item is None:
@@ -163,7 +187,18 @@ def _mp_context() -> multiprocessing.context.BaseContext:
 
 # -- worker side --------------------------------------------------------------------------------------
 
-_WORKER: dict[str, Any] = {}
+
+class _WorkerState(TypedDict, total=False):
+    """What a worker process's initializer left for its batches: the engine, its threads, and what it
+    loaded (or the failure to load, reported per episode)."""
+
+    engine: EpisodeEngine
+    threads: int
+    loaded: LoadedEngine
+    load_failure: Failure
+
+
+_WORKER: _WorkerState = {}
 # The engine the parent loaded before forking its workers (copy-on-write in each worker).
 _PRELOADED: dict[str, LoadedEngine] = {}
 
@@ -184,7 +219,7 @@ def _worker_init(
         _WORKER["load_failure"] = failure("engine_load", err)
 
 
-def _worker_run(keys: list[EpisodeKey]) -> list[tuple[EpisodeKey, EpisodeRecord | Failure]]:
+def _worker_run(keys: list[EpisodeKey]) -> _BatchResult:
     load_failure = _WORKER.get("load_failure")
     if load_failure is not None:
         return [(key, load_failure) for key in keys]
@@ -195,7 +230,7 @@ def _worker_run(keys: list[EpisodeKey]) -> list[tuple[EpisodeKey, EpisodeRecord 
 
     if threads <= 1:
         return run_batch(keys, outcome_of)
-    out: list[tuple[EpisodeKey, EpisodeRecord | Failure]] = []
+    out: _BatchResult = []
     run_in_flight(keys, outcome_of, threads=threads, on_outcome=lambda k, o: out.append((k, o)))
     return out
 

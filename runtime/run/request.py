@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.run.manifest import AgentConfig, FreezeState, PilotSurface, RunManifest
 from runtime.run.rundir import RunRequest
 from runtime.run.scope import (
@@ -19,6 +20,7 @@ from runtime.run.scope import (
     select_conditions,
     select_tasks,
 )
+from runtime.spec_model.compiled import CompiledSpec
 from runtime.spec_model.identity import lineage_of
 
 
@@ -32,7 +34,7 @@ def task_refs(tasks: Iterable[SurfaceTask]) -> list[TaskRef]:
     return [TaskRef(task_id=t.task_id, stratum=t.stratum, language=t.language) for t in tasks]
 
 
-def freeze_state(compiled: Any) -> FreezeState:
+def freeze_state(compiled: CompiledSpec) -> FreezeState:
     return FreezeState(root_hash=compiled.root_hash, draft=bool(compiled.draft))
 
 
@@ -52,7 +54,9 @@ IDENTITY_OPTIONS = (
 )
 
 
-def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | None = None) -> AgentConfig:
+def agent_config(
+    compiled: CompiledSpec, agent: str | None, options: Mapping[str, JSONValue] | None = None
+) -> AgentConfig:
     """The agent's frozen section of spec/agent.yaml and the tokenizer of spec/engine.yaml."""
     agents = compiled.spec_data("agent")
     if agent is not None and not agent.strip():
@@ -72,7 +76,8 @@ def agent_config(compiled: Any, agent: str | None, options: Mapping[str, Any] | 
         from runtime.agents.server_templates import template_warnings
 
         constrained = bool(identity.get("constrained_decoding", config.get("constrained_decoding")))
-        warnings = template_warnings(identity.get("server_template"), constrained=constrained)
+        template = identity.get("server_template")
+        warnings = template_warnings(template if isinstance(template, str) else None, constrained=constrained)
     return AgentConfig(
         name=name, config=config, tokenizer=tokenizer, options=identity, warnings=tuple(warnings)
     )
@@ -99,7 +104,7 @@ def _user_tokenizer(path: str) -> dict[str, Any]:
 
 
 def build_request(
-    compiled: Any,
+    compiled: CompiledSpec,
     tasks: Iterable[SurfaceTask],
     *,
     agent: str | None,
@@ -107,7 +112,7 @@ def build_request(
     catalogs: Selection | None,
     task_filter: Selection | None,
     shard: str | None,
-    agent_options: Mapping[str, Any] | None = None,
+    agent_options: Mapping[str, JSONValue] | None = None,
     surface: PilotSurface | None = None,
     epochs: int = 1,
 ) -> RunRequest:
@@ -156,7 +161,7 @@ def _epochs(epochs: int) -> int:
     return epochs
 
 
-def lineage_summary(compiled: Any) -> dict[str, Any] | None:
+def lineage_summary(compiled: CompiledSpec) -> JSONObject | None:
     """What a run manifest records of a successor's lineage (None without a parent)."""
     lineage = lineage_of(compiled)
     if lineage is None:
@@ -170,7 +175,7 @@ def lineage_summary(compiled: Any) -> dict[str, Any] | None:
     }
 
 
-def resume_request(compiled: Any, manifest: RunManifest) -> RunRequest:
+def resume_request(compiled: CompiledSpec, manifest: RunManifest) -> RunRequest:
     """The request to continue ``manifest``'s run under the current compiled spec (checked on open)."""
     return RunRequest(
         experiment_id=manifest.experiment_id,

@@ -31,7 +31,7 @@ from runtime.run.manifest import (
     read_manifest,
     write_manifest,
 )
-from runtime.run.provenance import package_versions, source_state
+from runtime.run.provenance import SourceState, package_versions, source_state
 from runtime.run.scope import RunScope, Shard
 from runtime.run.store import EpisodeStore
 
@@ -68,27 +68,45 @@ def open_run_dir(
     )
     if resume:
         target = run_dir if run_dir is not None else _find_resumable(runs_dir, chash)
-        manifest = read_manifest(target)
-        if manifest.config_hash != chash:
-            raise SchemaRouterError(
-                f"{target}: cannot resume: {_difference(manifest, request, source.git_commit)}. "
-                "A run continues only under the same frozen spec, source commit, agent, scope and shard."
-            )
-        return target, manifest
+        return _resumed(request, target, source, chash)
     if run_dir is None:
-        stamp = now_utc().strftime("%Y%m%dT%H%M%SZ")
-        base = f"{stamp}-{request.agent.name}-{chash.removeprefix('sha256:')[:8]}"
-        run_dir, n = runs_dir / base, 1
-        while run_dir.exists():
-            n += 1
-            run_dir = runs_dir / f"{base}-{n}"
+        run_dir = _fresh_run_dir(runs_dir, f"{request.agent.name}-{chash.removeprefix('sha256:')[:8]}")
     else:
         _check_new_run_dir(run_dir, project_root)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise SchemaRouterError(f"--run-dir {run_dir}: cannot create it ({err.strerror or err})") from None
-    manifest = RunManifest(
+    manifest = _new_manifest(request, run_dir, source, chash)
+    with EpisodeStore(run_dir, create=True):
+        pass
+    write_manifest(run_dir, manifest)
+    return run_dir, manifest
+
+
+def _resumed(request: RunRequest, target: Path, source: SourceState, chash: str) -> tuple[Path, RunManifest]:
+    """The directory to resume and its manifest, refused when its configuration is not the request's."""
+    manifest = read_manifest(target)
+    if manifest.config_hash != chash:
+        raise SchemaRouterError(
+            f"{target}: cannot resume: {_difference(manifest, request, source.git_commit)}. "
+            "A run continues only under the same frozen spec, source commit, agent, scope and shard."
+        )
+    return target, manifest
+
+
+def _fresh_run_dir(runs_dir: Path, suffix: str) -> Path:
+    """``runs_dir/<UTC now>-<suffix>``, numbered ``-2``, ``-3``, ... while the name is taken."""
+    base = f"{now_utc().strftime('%Y%m%dT%H%M%SZ')}-{suffix}"
+    run_dir, n = runs_dir / base, 1
+    while run_dir.exists():
+        n += 1
+        run_dir = runs_dir / f"{base}-{n}"
+    return run_dir
+
+
+def _new_manifest(request: RunRequest, run_dir: Path, source: SourceState, chash: str) -> RunManifest:
+    return RunManifest(
         run_id=run_dir.name,
         experiment_id=request.experiment_id,
         created_at=now_utc(),
@@ -104,10 +122,6 @@ def open_run_dir(
         surface=request.surface,
         plugins=request.plugins,
     )
-    with EpisodeStore(run_dir, create=True):
-        pass
-    write_manifest(run_dir, manifest)
-    return run_dir, manifest
 
 
 class SessionLock:

@@ -8,6 +8,7 @@ against that declaration, never against what happens to be in the store.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from pydantic import Field
@@ -160,36 +161,61 @@ def select_tasks(
     if text is None:
         return tuple(all_tasks)
     _require_tokens("--tasks", text, "a task ID, stratum or language; leave the option out for all")
-    by_id = {t.task_id: t for t in all_tasks}
+    chosen = _task_tokens(text, {t.task_id for t in all_tasks}, strata=strata, languages=languages)
+    selected = {t.task_id for t in chosen.filtered(all_tasks)} | chosen.ids
+    if not selected:
+        raise SchemaRouterError(f"--tasks {_shown(text)} selects no task")
+    return tuple(t for t in all_tasks if t.task_id in selected)
+
+
+@dataclass(frozen=True)
+class _TaskTokens:
+    """The tokens of ``--tasks`` by kind: task IDs, stratum IDs, language codes."""
+
+    ids: frozenset[str]
+    strata: frozenset[str]
+    languages: frozenset[str]
+
+    def filtered(self, tasks: Iterable[TaskRef]) -> list[TaskRef]:
+        """The tasks both filters admit (an empty filter admits all); none without any filter."""
+        if not self.strata and not self.languages:
+            return []
+        return [t for t in tasks if self._admits(t)]
+
+    def _admits(self, task: TaskRef) -> bool:
+        return (not self.strata or task.stratum in self.strata) and (
+            not self.languages or task.language in self.languages
+        )
+
+
+def _task_tokens(
+    text: Selection, task_ids: set[str], *, strata: Sequence[tuple[str, str]], languages: Sequence[str]
+) -> _TaskTokens:
+    """Each token of ``--tasks`` as a task ID, else a stratum (ID or code), else a language."""
     stratum_by_token = {sid: sid for sid, _ in strata} | {code: sid for sid, code in strata}
     ids: set[str] = set()
     chosen_strata: set[str] = set()
     chosen_languages: set[str] = set()
     for token in _tokens(text):
-        if token in by_id:
+        if token in task_ids:
             ids.add(token)
         elif token in stratum_by_token:
             chosen_strata.add(stratum_by_token[token])
         elif token in languages:
             chosen_languages.add(token)
         else:
-            raise SchemaRouterError(
-                f"--tasks: {_shown(token)} is neither a task ID, a stratum "
-                f"({', '.join(sid for sid, _ in strata)}, or S1..S{len(strata)}) nor a language "
-                f"({', '.join(languages)})"
-            )
-    filtered: list[TaskRef] = []
-    if chosen_strata or chosen_languages:
-        filtered = [
-            t
-            for t in all_tasks
-            if (not chosen_strata or t.stratum in chosen_strata)
-            and (not chosen_languages or t.language in chosen_languages)
-        ]
-    selected = {t.task_id for t in filtered} | ids
-    if not selected:
-        raise SchemaRouterError(f"--tasks {_shown(text)} selects no task")
-    return tuple(t for t in all_tasks if t.task_id in selected)
+            raise _unknown_task_token(token, strata, languages)
+    return _TaskTokens(frozenset(ids), frozenset(chosen_strata), frozenset(chosen_languages))
+
+
+def _unknown_task_token(
+    token: str, strata: Sequence[tuple[str, str]], languages: Sequence[str]
+) -> SchemaRouterError:
+    return SchemaRouterError(
+        f"--tasks: {_shown(token)} is neither a task ID, a stratum "
+        f"({', '.join(sid for sid, _ in strata)}, or S1..S{len(strata)}) nor a language "
+        f"({', '.join(languages)})"
+    )
 
 
 def _tokens(text: Selection) -> list[str]:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from runtime.run.engine_port import EngineSetup, EpisodeEngine
 from runtime.run.executors.registry import DEFAULT_EXECUTOR, ExecutorOptions, make_executor
-from runtime.run.manifest import RunManifest
+from runtime.run.manifest import RunManifest, Session
 from runtime.run.outcomes import ExecutionRequest, ExecutionSummary, ProgressCallback
 from runtime.run.rundir import SessionLock, finish_session, start_session
+from runtime.run.scope import EpisodeKey
 from runtime.run.store import EpisodeStore
 
 
@@ -51,10 +52,9 @@ def run_session(
         summary: ExecutionSummary | None = None
         try:
             with EpisodeStore(run_dir) as store:
-                committed = store.committed_keys()
-                keys = [k for k in manifest.scope.shard_keys(manifest.shard) if k not in committed]
+                already, keys = _pending(store, manifest)
                 if on_start is not None:
-                    on_start(len(committed), len(keys))
+                    on_start(already, len(keys))
                 request = ExecutionRequest(
                     keys=keys,
                     store=store,
@@ -68,20 +68,27 @@ def run_session(
                 )
                 summary = runner.execute(request)
         finally:
-            with EpisodeStore(run_dir) as store:
-                n_committed, n_events = store.session_counts(session.number)
-            finish_session(
-                run_dir,
-                session,
-                committed=n_committed,
-                events=n_events,
-                model_calls=summary.model_calls if summary is not None else None,
-            )
+            _finish(run_dir, session, summary)
     assert summary is not None  # execute() returned; an exception would have propagated
     return SessionResult(
-        run_dir=run_dir,
-        session=session.number,
-        already_committed=len(committed),
-        to_run=len(keys),
-        summary=summary,
+        run_dir, session.number, already_committed=already, to_run=len(keys), summary=summary
+    )
+
+
+def _pending(store: EpisodeStore, manifest: RunManifest) -> tuple[int, list[EpisodeKey]]:
+    """How many episodes are committed, and the shard's others in canonical order."""
+    committed = store.committed_keys()
+    return len(committed), [k for k in manifest.scope.shard_keys(manifest.shard) if k not in committed]
+
+
+def _finish(run_dir: Path, session: Session, summary: ExecutionSummary | None) -> None:
+    """Record the session's end, its counts taken from the store (true even when it was interrupted)."""
+    with EpisodeStore(run_dir) as store:
+        n_committed, n_events = store.session_counts(session.number)
+    finish_session(
+        run_dir,
+        session,
+        committed=n_committed,
+        events=n_events,
+        model_calls=summary.model_calls if summary is not None else None,
     )

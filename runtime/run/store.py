@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -205,7 +205,7 @@ class EpisodeStore:
         self,
         key: EpisodeKey,
         *,
-        metrics: dict[str, Any],
+        metrics: Mapping[str, float | int | bool | None],
         wall_latency_ms: float | None,
         trace_json: str,
         session: int,

@@ -21,13 +21,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from runtime.scoring.estimates import round_sig
 from runtime.scoring.per_task import Row
 
 PASS_METRIC = "task_pass"
 _KEY = ("task_id", "condition", "catalog")
+
+
+class EpochSpread(TypedDict):
+    """One condition and catalog size's pass rate over the epochs (report.json ``epochs``)."""
+
+    per_epoch: list[float | None]
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
 
 
 def collapse_epochs(rows: Sequence[Row], epochs: int) -> list[Row]:
@@ -72,11 +81,11 @@ def pass_hat_k(
 
 def epoch_spread(
     rows: Sequence[Row], epochs: int, *, conditions: Sequence[str], catalogs: Sequence[int], confidence: float
-) -> dict[str, dict[str, dict[str, Any]]]:
+) -> dict[str, dict[str, EpochSpread]]:
     """The pass rate of each epoch, their mean and a t interval over the epochs."""
     from scipy import stats
 
-    out: dict[str, dict[str, dict[str, Any]]] = {}
+    out: dict[str, dict[str, EpochSpread]] = {}
     for condition in conditions:
         for catalog in catalogs:
             passes = _passes_by_task(rows, condition, catalog)

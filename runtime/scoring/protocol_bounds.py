@@ -26,19 +26,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from runtime.core.json_value import JSONValue
 from runtime.scoring.per_task import Row
+from runtime.spec_model.state_contract import StateContractSpec
 
 FACT_KIND = "set"
 
 
-def fact_fields(contract: Any) -> tuple[str, ...]:
+def fact_fields(contract: StateContractSpec) -> tuple[str, ...]:
     """The contract's fields that carry facts from completed tools (its ``set``-typed fields)."""
     return tuple(f.name for f in contract.allowed if f.type.kind == FACT_KIND)
 
 
-def nothing_beyond_query(state: Mapping[str, Any], facts: Sequence[str]) -> bool:
+def nothing_beyond_query(state: Mapping[str, JSONValue], facts: Sequence[str]) -> bool:
     """Whether a contract-visible state carries nothing beyond the original query (see module docs)."""
     return not any(state.get(name) for name in facts)
 

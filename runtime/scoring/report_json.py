@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from runtime.core.json_value import JSONObject
 from runtime.run.scope import RunScope
 from runtime.scoring.bootstrap import Interval, TaskLayout
 from runtime.scoring.estimates import SIGNIFICANT_DIGITS, Estimates
@@ -32,12 +33,12 @@ def build_report(
     source_commit: str | None,
     estimates: Estimates,
     gate: GateResult,
-    pilot: dict[str, Any] | None = None,
+    pilot: JSONObject | None = None,
     layout: TaskLayout | None = None,
-    diagnostics: dict[str, Any] | None = None,
-    epochs: dict[str, Any] | None = None,
+    diagnostics: JSONObject | None = None,
+    epochs: JSONObject | None = None,
     warnings: list[str] | None = None,
-) -> dict[str, Any]:
+) -> JSONObject:
     optional = _optional_fields(spec, pilot=pilot, warnings=warnings, epochs=epochs)
     return optional | {
         "report_version": REPORT_VERSION,
@@ -69,13 +70,13 @@ def build_report(
 def _optional_fields(
     spec: ScoringSpec,
     *,
-    pilot: dict[str, Any] | None,
+    pilot: JSONObject | None,
     warnings: list[str] | None,
-    epochs: dict[str, Any] | None,
-) -> dict[str, Any]:
+    epochs: JSONObject | None,
+) -> JSONObject:
     """The fields present only when they have something to say, in report order."""
     # ``pilot`` is an optional field, present only on a pilot's report.
-    optional: dict[str, Any] = {} if pilot is None else {"pilot": pilot}
+    optional: JSONObject = {} if pilot is None else {"pilot": pilot}
     if warnings:  # what the model did not see (server template); absent when there is nothing to say
         optional["agent_warnings"] = list(warnings)
     if epochs is not None:  # repeated trials only: a one-epoch report keeps its exact shape
@@ -141,7 +142,7 @@ def _tasks_per_cell(layout: TaskLayout | None, scope: RunScope) -> dict[str, int
     return {"min": min(sizes, default=0), "max": max(sizes, default=0)}
 
 
-def gate_json(gate: GateResult, *, preregistered: bool) -> dict[str, Any]:
+def gate_json(gate: GateResult, *, preregistered: bool) -> JSONObject:
     return {
         "verdict": gate.verdict,
         "rule": "all_criteria_all_catalogs",
@@ -158,7 +159,7 @@ def gate_json(gate: GateResult, *, preregistered: bool) -> dict[str, Any]:
     }
 
 
-def build_latency_report(estimates: Estimates | None, metric_id: str) -> dict[str, Any]:
+def build_latency_report(estimates: Estimates | None, metric_id: str) -> JSONObject:
     return {
         "report_version": REPORT_VERSION,
         "metric": metric_id,

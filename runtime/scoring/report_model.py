@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONObject
 
 
 class Interval(FrozenModel):
@@ -153,6 +154,6 @@ class Report(FrozenModel):
     def verdict(self) -> str:
         return self.gate.verdict
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> JSONObject:
         """The report as report.json's data (optional fields absent when they were)."""
         return self.model_dump(mode="json", exclude_unset=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject
 from runtime.run import jsonio
 from runtime.run.engine_port import WALL_LATENCY_METRIC
 from runtime.run.manifest import now_utc
@@ -84,13 +85,13 @@ class ScoreResult:
     bootstrap_seconds: float
 
 
-def pilot_block(result_set: ResultSet, spec: ScoringSpec | None = None) -> dict[str, Any] | None:
+def pilot_block(result_set: ResultSet, spec: ScoringSpec | None = None) -> JSONObject | None:
     """report.json's ``pilot`` field for a pilot set (None on the evaluation surface). With ``spec``,
     ``full_scope``: every condition, catalog size and task of the pilot's surface, one epoch."""
     first = result_set.dirs[0].manifest
     if first.surface is None:
         return None
-    full: dict[str, Any] = {}
+    full: JSONObject = {}
     if spec is not None:
         scope = result_set.scope
         full["full_scope"] = (

@@ -14,9 +14,9 @@ Literal arguments that name no input of the endpoint are ignored.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from runtime.catalog.model import Endpoint, FieldSpec
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.simulator.result import ObservedField, ToolResult
 
 
@@ -27,10 +27,10 @@ def _matches(spec: FieldSpec, observed: ObservedField) -> bool:
 
 
 def bind_arguments(
-    endpoint: Endpoint, literal_args: Mapping[str, Any], observations: Sequence[ToolResult]
-) -> dict[str, Any]:
+    endpoint: Endpoint, literal_args: Mapping[str, JSONValue], observations: Sequence[ToolResult]
+) -> JSONObject:
     """The arguments for one call of ``endpoint`` by the rule above."""
-    args: dict[str, Any] = {}
+    args: JSONObject = {}
     for spec in endpoint.inputs:
         if spec.name in literal_args:
             args[spec.name] = literal_args[spec.name]

@@ -12,6 +12,7 @@ from pydantic import Field
 
 from runtime.catalog.model import FieldSpec, JsonType, SideEffect
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONObject, JSONValue
 
 
 class ObservedField(FrozenModel):
@@ -27,7 +28,7 @@ class ObservedField(FrozenModel):
     value: Any = Field(description="The value (JSON-compatible).")
 
     @classmethod
-    def of(cls, spec: FieldSpec, value: Any) -> ObservedField:
+    def of(cls, spec: FieldSpec, value: JSONValue) -> ObservedField:
         """The observation of ``value`` for the catalog output field ``spec``, with its declared typing."""
         return cls(
             name=spec.name,
@@ -57,9 +58,9 @@ class ToolResult(FrozenModel):
         default=None, description="The executed route's side-effect class, stamped by the simulator."
     )
 
-    def model_view(self) -> dict[str, Any]:
+    def model_view(self) -> JSONObject:
         """What the model sees in the history: values by field name, status, error and message."""
-        view: dict[str, Any] = {"status": self.status}
+        view: JSONObject = {"status": self.status}
         if self.error_class:
             view["error"] = self.error_class
         for f in self.fields:

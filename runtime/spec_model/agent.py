@@ -5,11 +5,12 @@ the file has it (extra="allow") and read by that agent (``section``)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ConfigDict, Field
 
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONObject
 from runtime.spec_model.compiled import CompiledSpec
 
 
@@ -38,7 +39,7 @@ class AgentSpec(FrozenModel):
         """spec/agent.yaml of the compiled bundle."""
         return cls.model_validate(compiled.raw["agent"])
 
-    def section(self, name: str) -> dict[str, Any] | None:
+    def section(self, name: str) -> JSONObject | None:
         """Agent ``name``'s settings, or None when agent.yaml has no section for it."""
         value = (self.model_extra or {}).get(name)
         return value if isinstance(value, dict) else None

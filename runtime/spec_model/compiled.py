@@ -21,6 +21,7 @@ from pydantic import AwareDatetime, BaseModel, Field, ValidationError
 from runtime.core import safe_json
 from runtime.core.errors import SchemaRouterError
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONObject
 from runtime.spec_model.conditions import ConditionLimitsSpec, ConditionSpec
 from runtime.spec_model.digest import Digest, FileDigest, GitState
 from runtime.spec_model.experiment import ExperimentSpec
@@ -146,7 +147,7 @@ def load_compiled(path: Path) -> CompiledSpec:
         raise SchemaRouterError(f"{path}: corrupt compiled spec:\n{err}") from None
 
 
-def manifest_json_schema() -> dict[str, Any]:
+def manifest_json_schema() -> JSONObject:
     """The JSON Schema of build/compiled.json, generated from the models."""
     schema = CompiledSpec.model_json_schema(mode="serialization")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

@@ -6,11 +6,10 @@ Read from the compiled spec: the experiment's id and title, and for a successor 
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field
 
 from runtime.core.frozen_model import FrozenModel
+from runtime.spec_model.compiled import CompiledSpec
 
 
 class Deviation(FrozenModel):
@@ -34,7 +33,7 @@ class Lineage(FrozenModel):
         return sum(1 for d in self.deviations if d.kind == "protocol")
 
 
-def lineage_of(compiled: Any) -> Lineage | None:
+def lineage_of(compiled: CompiledSpec) -> Lineage | None:
     """The compiled experiment's lineage, or None for an experiment without a parent."""
     raw = compiled.raw
     lineage = raw.get("lineage")

@@ -33,6 +33,7 @@ from runtime.core.atomic_write import write_text_atomic
 from runtime.core.errors import SchemaRouterError
 from runtime.core.frozen_model import FrozenModel
 from runtime.core.jcs import dumps as jcs_dumps
+from runtime.core.json_value import JSONObject
 from runtime.spec_model.code_record import CodeRecord
 from runtime.spec_model.digest import Digest, FileDigest, GitState
 from runtime.spec_model.preflight_record import PreflightRecord
@@ -156,7 +157,7 @@ class FreezeLock(FrozenModel):
         pinned = [r for r in self.code or () if r.root == self.root]
         return pinned[-1] if pinned else None
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> JSONObject:
         """The lock as JSON data; optional keys added after version 2 are omitted while absent."""
         data = self.model_dump(mode="json")
         for key in OPTIONAL_KEYS:
@@ -169,7 +170,7 @@ class FreezeLock(FrozenModel):
         return self.model_copy(update={"lock_digest": content_digest(self.data())})
 
 
-def content_digest(data: dict[str, Any]) -> Digest:
+def content_digest(data: JSONObject) -> Digest:
     """The lock digest of lock data (DIGEST_RULE)."""
     body = {k: v for k, v in data.items() if k != "lock_digest"}
     return Digest(algorithm="sha256", digest=hashlib.sha256(jcs_dumps(body)).hexdigest())

@@ -13,6 +13,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from runtime.core.errors import SchemaRouterError
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONValue
 from runtime.spec_model.compiled import CompiledSpec
 from runtime.spec_model.conditions import ConditionLimitsSpec
 
@@ -174,7 +175,9 @@ class RetrieverSpec(FrozenModel):
         return drift
 
 
-def parse_retriever_spec(raw: Mapping[str, Any], *, origin: str = "spec/retriever.yaml") -> RetrieverSpec:
+def parse_retriever_spec(
+    raw: Mapping[str, JSONValue], *, origin: str = "spec/retriever.yaml"
+) -> RetrieverSpec:
     """Validate parsed YAML; errors become one SchemaRouterError line per problem."""
     try:
         return RetrieverSpec.model_validate(raw)

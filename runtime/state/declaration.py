@@ -9,13 +9,21 @@ sources; this module imports nothing of the boundary, so the guard can carry the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeAlias
 
+from runtime.core.json_value import JSONValue
+from runtime.state.compiled_view import StateContractView
+
+# A value of a field's declared ``type``: a word (``kind``, ``items``, ``values_from``) or its values,
+# as parsed (a list) or as held in a declaration (a tuple, so that the declaration hashes).
+TypeValue: TypeAlias = "JSONValue | tuple[JSONValue, ...]"
 # (name, type as sorted (key, value) pairs, the source the field names or None)
-FieldDeclaration = tuple[str, tuple[tuple[str, Any], ...], str | None]
+FieldDeclaration: TypeAlias = tuple[str, tuple[tuple[str, TypeValue], ...], str | None]
 
 
-def resolved_type(declared: Mapping[str, Any], lists: Mapping[str, Any] | None) -> dict[str, Any]:
+def resolved_type(
+    declared: Mapping[str, TypeValue], lists: Mapping[str, TypeValue] | None
+) -> dict[str, TypeValue]:
     """A field's ``type`` with ``values_from`` replaced by the named contract list's values."""
     origin = declared.get("values_from")
     if origin is not None and declared.get("values") is None and lists is not None:
@@ -25,9 +33,10 @@ def resolved_type(declared: Mapping[str, Any], lists: Mapping[str, Any] | None) 
     return {k: v for k, v in declared.items() if v is not None and k != "values_from"}
 
 
-def declarations(contract: Any) -> tuple[FieldDeclaration, ...]:
+def declarations(contract: StateContractView | Mapping[str, JSONValue]) -> tuple[FieldDeclaration, ...]:
     """The allowed fields of a compiled contract (a model) or a parsed one (a mapping), in order."""
-    raw = contract.model_dump(mode="python") if hasattr(contract, "model_dump") else contract
+    # The parsed contract is a user's data, walked as such (a compiled one was checked at compile).
+    raw: Mapping[str, Any] = contract if isinstance(contract, Mapping) else contract.model_dump(mode="json")
     lists = {k: v for k, v in raw.items() if isinstance(v, list | tuple)}
     found = []
     for entry in raw.get("allowed", ()):

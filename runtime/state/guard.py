@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from runtime.state.compiled_view import CompiledView
 from runtime.state.declaration import FieldDeclaration, declarations
 from runtime.state.errors import ContractViolation
 
@@ -104,7 +105,7 @@ class GuardVocabulary:
         return tuple(parts)
 
     @classmethod
-    def from_compiled(cls, compiled: Any) -> GuardVocabulary:
+    def from_compiled(cls, compiled: CompiledView) -> GuardVocabulary:
         """From a CompiledSpec: its state contract's forbidden items and its conditions."""
         return cls(
             forbidden=tuple((f.id, tuple(f.aliases)) for f in compiled.state_contract.forbidden),
@@ -186,7 +187,7 @@ def install_guard(vocabulary: GuardVocabulary) -> StateGuard:
     return guard
 
 
-def install_from_compiled(compiled: Any) -> StateGuard:
+def install_from_compiled(compiled: CompiledView) -> StateGuard:
     return install_guard(GuardVocabulary.from_compiled(compiled))
 
 

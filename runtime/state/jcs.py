@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from runtime.core.jcs import dumps
+from runtime.core.json_value import JSONValue
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: JSONValue) -> str:
     """The JCS text of a JSON-compatible value.
 
     Object keys are sorted by UTF-16 code units, numbers take the ECMAScript form (``1.0`` is ``1``,

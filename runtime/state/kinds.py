@@ -12,11 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final, Literal, TypeAlias, cast, overload
 
+from runtime.core.json_value import JSONValue
 from runtime.core.limits import STATE_COUNT, STATE_SET_ITEMS, over_limit
+from runtime.state.declaration import TypeValue
 from runtime.state.errors import ContractViolation
-from runtime.state.items import ITEMS, accepted_names
+from runtime.state.items import ITEMS, RawValue, StateItem, accepted_names
+
+# A field's checked value: a set's sorted items, an optional item, a count, an enum value or a flag.
+StateValue: TypeAlias = str | int | bool | StateItem | tuple[StateItem, ...] | None
+# A field's value as state JSON (``json_mode``), or as Python data (a set's items as a tuple).
+DumpedValue: TypeAlias = "JSONValue | tuple[JSONValue, ...]"
 
 # The shapes a field's ``type.kind`` may name, with what else the type must (or must not) say.
 SHAPES: Final[dict[str, str]] = {
@@ -42,7 +49,7 @@ class Kind:
         """``set:route_id``, ``optional:route_id``, ``count``, ``enum``, ... (what a source is held by)."""
         return f"{self.shape}:{self.items}" if self.items else self.shape
 
-    def check(self, value: Any, path: str, noun: str) -> Any:
+    def check(self, value: RawValue, path: str, noun: str) -> StateValue:
         """``value`` checked and normalised (a set sorted and unique); ``noun`` names what it is."""
         shape = self.shape
         if shape == "set":
@@ -65,7 +72,7 @@ class Kind:
             raise ContractViolation(f"{value!r} is not {noun}", path=path)
         return value
 
-    def _set(self, value: Any, path: str) -> tuple[Any, ...]:
+    def _set(self, value: RawValue, path: str) -> tuple[StateItem, ...]:
         if not isinstance(value, list | tuple):
             raise ContractViolation(f"expected a list, got {type(value).__name__}", path=path)
         if len(value) > STATE_SET_ITEMS:
@@ -76,22 +83,32 @@ class Kind:
         if item.names and accepted_names(value):
             return tuple(sorted(set(value)))
         checked = {item.check(x, f"{path}[{i}]") for i, x in enumerate(value)}
+        if item.order is None:  # names and JSON types: strings, sorted as themselves
+            return tuple(sorted(cast("set[str]", checked)))
         return tuple(sorted(checked, key=item.order))
 
-    def initial(self) -> Any:
+    def initial(self) -> StateValue:
         """The empty value of a set or optional (the others start where their source says)."""
         return () if self.shape == "set" else None
 
-    def dump(self, value: Any, *, json_mode: bool) -> Any:
+    @overload
+    def dump(self, value: StateValue, *, json_mode: Literal[True]) -> JSONValue: ...
+
+    @overload
+    def dump(self, value: StateValue, *, json_mode: Literal[False]) -> DumpedValue: ...
+
+    def dump(self, value: StateValue, *, json_mode: bool) -> DumpedValue:
         """``value`` as state JSON (``json_mode``: lists) or as Python data (tuples)."""
-        if self.shape != "set":
-            return ITEMS[str(self.items)].dump(value) if self.items and value is not None else value
-        item = ITEMS[str(self.items)]
-        dumped = [item.dump(x) for x in value]
-        return dumped if json_mode else tuple(dumped)
+        if isinstance(value, tuple):  # a set's items (no other kind holds a tuple)
+            item = ITEMS[str(self.items)]
+            dumped = [item.dump(x) for x in value]
+            return dumped if json_mode else tuple(dumped)
+        if value is None or isinstance(value, str | int):
+            return value
+        return value.model_dump()  # an optional unit triple or stable identifier
 
 
-def kind_problem(declared: Mapping[str, Any]) -> str | None:
+def kind_problem(declared: Mapping[str, TypeValue]) -> str | None:
     """Why a contract field's ``type`` names no kind of this vocabulary, or None."""
     shape = declared.get("kind")
     if shape not in SHAPES:
@@ -109,11 +126,11 @@ def kind_problem(declared: Mapping[str, Any]) -> str | None:
     return None
 
 
-def kind_of(declared: Mapping[str, Any]) -> Kind:
+def kind_of(declared: Mapping[str, TypeValue]) -> Kind:
     """The kind a valid ``type`` names (``kind_problem`` is None); enum values as declared."""
-    values = declared.get("values")
+    items, values = declared.get("items"), declared.get("values")
     return Kind(
         shape=str(declared["kind"]),
-        items=declared.get("items"),
-        values=tuple(values) if values is not None else None,
+        items=None if items is None else str(items),
+        values=tuple(map(str, values)) if isinstance(values, list | tuple) else None,
     )

@@ -12,21 +12,26 @@ runs the same guard, which raises ``ContractViolation``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn, TypeAlias, overload
 
 from runtime.core import safe_json
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.core.limits import STATE_SET_ITEMS, over_limit
 from runtime.simulator.result import ToolResult
 from runtime.state.errors import ContractViolation
 from runtime.state.guard import active_guard, reject_forbidden
-from runtime.state.items import StableIdentifier, UnitTriple, check_name
+from runtime.state.items import RawValue, StableIdentifier, UnitTriple, check_name
 from runtime.state.jcs import canonical_json
-from runtime.state.layout import StateLayout, layout_of
+from runtime.state.kinds import DumpedValue, StateValue
+from runtime.state.layout import StateField, StateLayout, layout_of
 from runtime.state.sources import Refusal
 
-__all__ = ["ObservableState", "StableIdentifier", "UnitTriple", "installed_layout"]
+__all__ = ["ObservableState", "RawState", "StableIdentifier", "UnitTriple", "installed_layout"]
+
+# State data offered to the guard: parsed state JSON, or the fields a typed transition derived.
+RawState: TypeAlias = Mapping[str, RawValue]
 
 
 def installed_layout() -> StateLayout:
@@ -39,7 +44,7 @@ class ObservableState:
 
     __slots__ = ("_hash", "_layout", "_values")
     _layout: StateLayout
-    _values: tuple[Any, ...]
+    _values: tuple[StateValue, ...]
     _hash: int
 
     # ---- the only constructors ---------------------------------------------------------------
@@ -95,7 +100,7 @@ class ObservableState:
         return cls.model_validate(with_set_defaults(raw))
 
     @classmethod
-    def model_validate(cls, obj: Any, **kwargs: Any) -> ObservableState:
+    def model_validate(cls, obj: RawValue | RawState | ObservableState, **kwargs: Any) -> ObservableState:
         """Raw state data checked against the installed contract (an ObservableState is returned as it
         is)."""
         if isinstance(obj, ObservableState):
@@ -103,7 +108,7 @@ class ObservableState:
         layout = installed_layout()
         return cls._make(layout, _guarded(obj, layout))
 
-    def __init__(self, **data: Any) -> None:
+    def __init__(self, **data: RawValue) -> None:
         layout = installed_layout()
         values = _guarded(data, layout)
         object.__setattr__(self, "_layout", layout)
@@ -117,7 +122,7 @@ class ObservableState:
         """The contract fields this state has, in order."""
         return self._layout
 
-    def value_of(self, source: str) -> Any:
+    def value_of(self, source: str) -> StateValue:
         """The value of the first field derived from ``source``, or None when the contract has none."""
         found = self._layout.with_source(source)
         return None if found is None else self._values[self._layout.position(found.name)]
@@ -150,13 +155,18 @@ class ObservableState:
         """RFC 8785 canonical JSON: the exact text the state-aware retriever appends to the query."""
         return _canonical_text(self._layout, self)
 
-    def model_dump(self, *, mode: str = "python", **_: Any) -> dict[str, Any]:
+    @overload
+    def model_dump(self, *, mode: Literal["json"]) -> JSONObject: ...
+
+    @overload
+    def model_dump(self, *, mode: str = "python") -> dict[str, DumpedValue]: ...
+
+    def model_dump(self, *, mode: str = "python") -> JSONObject | dict[str, DumpedValue]:
         """The contract's fields in its order (``mode="json"``: lists; otherwise tuples)."""
-        json_mode = mode == "json"
-        return {
-            f.name: f.kind.dump(v, json_mode=json_mode)
-            for f, v in zip(self._layout.fields, self._values, strict=True)
-        }
+        pairs = zip(self._layout.fields, self._values, strict=True)
+        if mode == "json":
+            return {f.name: f.kind.dump(v, json_mode=True) for f, v in pairs}
+        return {f.name: f.kind.dump(v, json_mode=False) for f, v in pairs}
 
     # ---- every other way in is closed ----------------------------------------------------------
 
@@ -165,14 +175,14 @@ class ObservableState:
         raise ContractViolation("use ObservableState.from_json (it rejects duplicate keys)")
 
     @classmethod
-    def model_validate_strings(cls, obj: Any, **kwargs: Any) -> NoReturn:
+    def model_validate_strings(cls, obj: RawValue | RawState, **kwargs: Any) -> NoReturn:
         raise ContractViolation("string-coercing validation is not a way into state")
 
     @classmethod
-    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> NoReturn:
+    def model_construct(cls, _fields_set: set[str] | None = None, **values: RawValue) -> NoReturn:
         raise ContractViolation("model_construct skips validation and is not a way into state")
 
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> ObservableState:
+    def model_copy(self, *, update: RawState | None = None, deep: bool = False) -> ObservableState:
         if update:
             raise ContractViolation("model_copy(update=...) skips validation; use the typed transitions")
         return self
@@ -194,16 +204,16 @@ class ObservableState:
 
     # ---- helpers -----------------------------------------------------------------------------
 
-    def _derived(self, step: Any) -> ObservableState:
+    def _derived(self, step: Callable[[StateField, StateValue], RawValue]) -> ObservableState:
         data = {f.name: step(f, v) for f, v in zip(self._layout.fields, self._values, strict=True)}
         return self._build(self._layout, data)
 
     @classmethod
-    def _build(cls, layout: StateLayout, data: Mapping[str, Any]) -> ObservableState:
+    def _build(cls, layout: StateLayout, data: RawState) -> ObservableState:
         return cls._make(layout, _guarded(data, layout))
 
     @classmethod
-    def _make(cls, layout: StateLayout, values: tuple[Any, ...]) -> ObservableState:
+    def _make(cls, layout: StateLayout, values: tuple[StateValue, ...]) -> ObservableState:
         state = object.__new__(cls)
         object.__setattr__(state, "_layout", layout)
         object.__setattr__(state, "_values", values)
@@ -219,7 +229,7 @@ def _canonical_text(layout: StateLayout, state: ObservableState) -> str:
     return canonical_json(state.model_dump(mode="json"))
 
 
-def with_set_defaults(data: Any) -> Any:
+def with_set_defaults(data: JSONValue) -> JSONValue:
     """``data`` with each missing set field of the installed contract as an empty list (a state file
     a person writes may leave them out); non-objects are returned as they are."""
     if not isinstance(data, dict):
@@ -228,7 +238,7 @@ def with_set_defaults(data: Any) -> Any:
     return {**{key: [] for key in sets if key not in data}, **data}
 
 
-def _guarded(data: Any, layout: StateLayout) -> tuple[Any, ...]:
+def _guarded(data: RawValue | RawState, layout: StateLayout) -> tuple[StateValue, ...]:
     """Raw state data checked against the contract's fields: each value normalised (sets sorted and
     unique), in the contract's order."""
     if not isinstance(data, Mapping):
@@ -249,7 +259,7 @@ def _guarded(data: Any, layout: StateLayout) -> tuple[Any, ...]:
     return values
 
 
-def _check_set_sizes(data: Mapping[str, Any], layout: StateLayout) -> None:
+def _check_set_sizes(data: RawState, layout: StateLayout) -> None:
     for name in layout.set_names:
         value = data.get(name)
         if isinstance(value, list | tuple) and len(value) > STATE_SET_ITEMS:
@@ -258,7 +268,7 @@ def _check_set_sizes(data: Mapping[str, Any], layout: StateLayout) -> None:
             )
 
 
-def _check_together(layout: StateLayout, values: tuple[Any, ...]) -> None:
+def _check_together(layout: StateLayout, values: tuple[StateValue, ...]) -> None:
     """What the sources imply of one another: a status of error or blocked has an error class and
     none or ok has none; missing inputs are named only by a MISSING_INPUT refusal."""
     error_at = layout.source_position("attempt.error_class")

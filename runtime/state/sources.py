@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from runtime.core.json_value import JSONValue
 from runtime.simulator.result import ToolResult
 from runtime.state.contract import ERROR_CLASSES, EXECUTION_STATUSES, is_identifier
 from runtime.state.errors import ContractViolation
@@ -155,7 +156,7 @@ IMPLIED_SOURCES: Final[dict[str, str]] = {
 }
 
 
-def source_code(name: str, declared: Any) -> str | None:
+def source_code(name: str, declared: JSONValue) -> str | None:
     """The source a field names, or the one its name implies when it names none (else None)."""
     if declared is not None:
         return str(declared)

@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from runtime.catalog.model import Catalog
 from runtime.core import safe_json
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONValue
 from runtime.state.errors import ContractViolation
 from runtime.state.model import ObservableState, installed_layout, with_set_defaults
 
@@ -49,9 +49,11 @@ class Vocabulary:
             input_semantic_ids=frozenset(f.semantic_id for e in catalog.endpoints for f in e.inputs),
         )
 
-    def check(self, data: Mapping[str, Any]) -> None:
+    def check(self, data: JSONValue) -> None:
         """Raise ContractViolation at the first name of ``data`` (the contract's field order) that the
-        catalog does not register for the field's source."""
+        catalog does not register for the field's source. ``data`` is state JSON the guard accepted."""
+        if not isinstance(data, Mapping):
+            raise ContractViolation(f"state must be an object, not {type(data).__name__}")
         for f in installed_layout().fields:
             registry = f.source.registry
             if registry is None or f.name not in data:
@@ -59,21 +61,21 @@ class Vocabulary:
             value = data[f.name]
             if f.kind.shape == "optional":
                 self._check_one(registry, value, f.name)
-            else:
+            elif isinstance(value, list | tuple):  # the guard accepted it: a set is a list
                 for i, item in enumerate(value):
                     self._check_one(registry, item, f"{f.name}[{i}]")
 
-    def _check_one(self, registry: str, item: Any, path: str) -> None:
+    def _check_one(self, registry: str, item: JSONValue, path: str) -> None:
         if item is None:
             return
-        if registry == "units":
+        if isinstance(item, dict) and registry == "units":
             triple = (item["unit"], item["dimension"], item["qualifier"])
             if triple not in self.units:
                 raise ContractViolation(
                     f"unit {triple} is not a registered output unit of the catalog", path=path
                 )
             return
-        if registry == "identifiers":
+        if isinstance(item, dict) and registry == "identifiers":
             item, path = item["semantic_id"], f"{path}.semantic_id"
             registry = "semantic_ids"
         registered: frozenset[str] = getattr(self, registry)

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import Field
 
 from runtime.core.frozen_model import FrozenModel
+from runtime.core.json_value import JSONValue
 from runtime.simulator.world import World
 
 
@@ -25,7 +26,7 @@ class Grant(FrozenModel):
         description="Argument values the call must carry (values the user stated); null: any arguments.",
     )
 
-    def covers(self, route_id: str, arguments: Mapping[str, Any]) -> bool:
+    def covers(self, route_id: str, arguments: Mapping[str, JSONValue]) -> bool:
         """Whether this grant authorizes a call: same route and every pinned argument equal."""
         if route_id != self.route_id:
             return False

@@ -19,6 +19,7 @@ from runtime.catalog.importers.problems import ImportProblem
 from runtime.catalog.importers.side_effects import derived_effect
 from runtime.catalog.importers.source import SourceFile
 from runtime.catalog.model import Catalog, CatalogSource, Endpoint, FieldSpec, SideEffect
+from runtime.core.json_value import JSONValue
 from runtime.documents import shown
 
 SIDE_EFFECTS: tuple[SideEffect, ...] = ("read", "write", "destructive")
@@ -115,8 +116,8 @@ def catalog_of(
     source: SourceFile,
     code: str,
     *,
-    title: Any = None,
-    version: Any = None,
+    title: JSONValue = None,
+    version: JSONValue = None,
 ) -> Catalog:
     """The catalog of ``(where, endpoint)`` pairs, sorted by route ID; a route ID or tool name used twice
     is one line naming both places."""

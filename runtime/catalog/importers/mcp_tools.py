@@ -12,7 +12,7 @@ may carry ``x-route-id``, ``x-domain`` and ``x-side-effect``; otherwise those ar
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from pydantic import ValidationError
 
@@ -104,7 +104,17 @@ def _tool_problem(source: SourceFile, result: Mapping[str, Any], err: Validation
     return ImportProblem(source.shown, where, message)
 
 
-def side_effect_of(annotations: Any) -> SideEffect:
+class ToolHints(Protocol):
+    """The behaviour hints of an MCP tool's annotations (``mcp.types.ToolAnnotations``)."""
+
+    @property
+    def read_only_hint(self) -> bool | None: ...
+
+    @property
+    def destructive_hint(self) -> bool | None: ...
+
+
+def side_effect_of(annotations: ToolHints | None) -> SideEffect:
     """The MCP annotation defaults: readOnlyHint false, destructiveHint true."""
     if annotations is not None and annotations.read_only_hint is True:
         return "read"

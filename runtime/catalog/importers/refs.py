@@ -14,6 +14,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import PointerToNowhere, Unresolvable
 
 from runtime.catalog.importers.schema_fields import BrokenReference, Unsupported
+from runtime.core.json_value import JSONValue
 
 _BASE = "urn:schemarouter:import-source"
 Path = tuple[str | int, ...]
@@ -26,20 +27,21 @@ class RefResolver:
         registry: Registry[Any] = Registry().with_resource(_BASE, Resource.opaque(document))
         self._resolver = registry.resolver(base_uri=_BASE)
 
-    def target(self, ref: Any) -> Any:
+    def target(self, ref: JSONValue) -> JSONValue:
         """The node ``ref`` points to; ``Unsupported`` naming the reference otherwise."""
         if not isinstance(ref, str):
             raise BrokenReference(f"$ref {ref!r} is not a string")
         if not ref.startswith("#"):
             raise BrokenReference(f"$ref {ref!r} points outside the document (only '#/...' is supported)")
         try:
-            return self._resolver.lookup(ref).contents
+            found: JSONValue = self._resolver.lookup(ref).contents  # a part of the (JSON) document
         except PointerToNowhere:
             raise BrokenReference(f"$ref {ref!r} does not resolve") from None
         except Unresolvable:
             raise BrokenReference(f"$ref {ref!r} cannot be resolved") from None
         except (TypeError, KeyError, IndexError, ValueError):  # a pointer through a null or a scalar
             raise BrokenReference(f"$ref {ref!r} does not resolve") from None
+        return found
 
     def __call__(self, node: Any) -> Any:
         """``node`` with its ``$ref`` chain followed (a node without one is returned as it is)."""
@@ -53,7 +55,7 @@ class RefResolver:
         return node
 
 
-def iter_refs(node: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
+def iter_refs(node: JSONValue, path: Path = ()) -> Iterator[tuple[Path, JSONValue]]:
     """Every ``$ref`` value in ``node`` with the path of the object holding it, in document order."""
     if isinstance(node, Mapping):
         if "$ref" in node:
@@ -66,7 +68,7 @@ def iter_refs(node: Any, path: Path = ()) -> Iterator[tuple[Path, Any]]:
             yield from iter_refs(value, (*path, i))
 
 
-def find_dangling(document: Any, resolver: RefResolver) -> list[tuple[Path, str]]:
+def find_dangling(document: JSONValue, resolver: RefResolver) -> list[tuple[Path, str]]:
     """(path, problem) of every ``$ref`` that does not resolve."""
     problems = []
     for path, ref in iter_refs(document):

@@ -135,7 +135,7 @@ def _branches(
     return out
 
 
-def json_type(schema: Mapping[str, Any], *, resolve: Resolve = _identity, what: str) -> JsonType | None:
+def json_type(schema: Mapping[str, JSONValue], *, resolve: Resolve = _identity, what: str) -> JsonType | None:
     """The JSON type of a property schema; None when the schema does not say (any value)."""
     kind = schema.get("type")
     if isinstance(kind, list):
@@ -171,7 +171,7 @@ def json_type(schema: Mapping[str, Any], *, resolve: Resolve = _identity, what: 
 
 def field_spec(
     name: str,
-    schema: Mapping[str, Any],
+    schema: Mapping[str, JSONValue],
     *,
     required: bool,
     domain: str,

@@ -11,10 +11,15 @@ call one worker made is a hit for every other, and the file is the same whicheve
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from runtime.agents.call_cache import CacheOpener, CallCache
-from runtime.agents.model_cache import ModelCallCache
+from runtime.agents.model_cache import ModelCallCache, SerializedRequest, ServerScope
+from runtime.core.json_value import JSONObject
+
+if TYPE_CHECKING:
+    from ray.actor import ActorHandle
 
 
 class CacheOwner:
@@ -29,10 +34,12 @@ class CacheOwner:
             self._cache = ModelCallCache(self._path)  # this actor's process is the file's only opener
         return self._cache
 
-    def get(self, scope: Any, request: Any, live_fingerprint: str | None = None) -> dict[str, Any] | None:
+    def get(
+        self, scope: ServerScope, request: SerializedRequest, live_fingerprint: str | None = None
+    ) -> JSONObject | None:
         return self._open().get(scope, request, live_fingerprint=live_fingerprint)
 
-    def put(self, scope: Any, request: Any, response: dict[str, Any]) -> None:
+    def put(self, scope: ServerScope, request: SerializedRequest, response: JSONObject) -> None:
         self._open().put(scope, request, response)
 
     def close(self) -> None:
@@ -44,28 +51,28 @@ class CacheOwner:
 class RemoteCallCache:
     """A worker's view of the owner's cache: the agent's ``CallCache``, one round trip per call."""
 
-    def __init__(self, ray: Any, owner: Any) -> None:
+    def __init__(self, ray: ModuleType, owner: ActorHandle[CacheOwner]) -> None:
         self._ray, self._owner = ray, owner
         self.hits = self.misses = 0
 
-    def get(self, scope: Any, request: Any, *, live_fingerprint: str | None = None) -> dict[str, Any] | None:
-        response: dict[str, Any] | None = self._ray.get(
-            self._owner.get.remote(scope, request, live_fingerprint)
-        )
+    def get(
+        self, scope: ServerScope, request: SerializedRequest, *, live_fingerprint: str | None = None
+    ) -> JSONObject | None:
+        response: JSONObject | None = self._ray.get(self._owner.get.remote(scope, request, live_fingerprint))
         if response is None:
             self.misses += 1
         else:
             self.hits += 1
         return response
 
-    def put(self, scope: Any, request: Any, response: dict[str, Any]) -> None:
+    def put(self, scope: ServerScope, request: SerializedRequest, response: JSONObject) -> None:
         self._ray.get(self._owner.put.remote(scope, request, response))  # stored before the episode returns
 
     def close(self) -> None:
         """The owner closes the file when the run ends."""
 
 
-def remote_opener(ray: Any, owners: dict[str, Any]) -> CacheOpener:
+def remote_opener(ray: ModuleType, owners: dict[str, ActorHandle[CacheOwner]]) -> CacheOpener:
     """Open the run's cache (by resolved path) through its owner; any other path as a local file."""
 
     def opener(path: Path) -> CallCache:

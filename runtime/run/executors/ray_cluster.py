@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from runtime.core.errors import SchemaRouterError
@@ -46,7 +47,7 @@ MAX_ATTEMPTS = 3  # an episode whose worker died this often is left to --resume
 BATCHES_PER_ACTOR = 2
 
 
-def import_ray() -> Any:
+def import_ray() -> ModuleType:
     """Ray, or one line saying how to install it."""
     try:
         return importlib.import_module("ray")
@@ -72,7 +73,7 @@ class RayExecutor:
 
 
 @contextmanager
-def connected(ray: Any, address: str | None) -> Iterator[None]:
+def connected(ray: ModuleType, address: str | None) -> Iterator[None]:
     """Join the cluster at ``address``, or start a local one; shut down only what this call started."""
     if ray.is_initialized():
         yield
@@ -108,7 +109,7 @@ def portable(setup: EngineSetup) -> EngineSetup:
     options = dict(setup.agent_options)
     for name in ("cache_path", "tokenizer_json"):
         if options.get(name):
-            options[name] = str(Path(options[name]).resolve())
+            options[name] = str(Path(str(options[name])).resolve())
     return dataclasses.replace(
         setup,
         project_root=setup.project_root.resolve(),
@@ -128,7 +129,13 @@ class _Driver:
     """Schedules batches on the actors and commits what comes back; the only writer."""
 
     def __init__(
-        self, ray: Any, sink: Sink, engine: EpisodeEngine, setup: EngineSetup, workers: int, max_events: int
+        self,
+        ray: ModuleType,
+        sink: Sink,
+        engine: EpisodeEngine,
+        setup: EngineSetup,
+        workers: int,
+        max_events: int,
     ) -> None:
         self.ray, self.sink, self.workers, self.max_events = ray, sink, workers, max_events
         self.owners = self._cache_owners(setup)
