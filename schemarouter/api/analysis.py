@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from runtime.core.json_value import JSONObject
 from schemarouter.api.project import ProjectArg, project_paths
 
 if TYPE_CHECKING:  # the annotation only: importing the library face loads no diagnostics
@@ -18,7 +19,7 @@ class Explanation:
     """``sr explain``'s text and the report's diagnostics it renders."""
 
     text: str
-    diagnostics: dict[str, Any]
+    diagnostics: JSONObject
 
 
 @dataclass(frozen=True)

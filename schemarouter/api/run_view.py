@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from runtime.core.errors import SchemaRouterError
 from runtime.engine.trace import EpisodeTrace
@@ -14,6 +14,8 @@ from schemarouter.api.project import ProjectArg, project_paths
 from schemarouter.project import ProjectPaths
 
 if TYPE_CHECKING:
+    import pyarrow
+
     from schemarouter.application.export_tables import RunTables
 
 
@@ -66,7 +68,7 @@ class Run:
 
         return load_run_tables(self._paths, self.dir)
 
-    def episodes(self) -> Any:
+    def episodes(self) -> pyarrow.Table:
         """One row per episode (per_task.jsonl, every row recomputed from the stored traces first), as
         a ``pyarrow.Table``. Needs pyarrow (``pip install -e '.[export]'``)."""
         from schemarouter.application.export_arrow import arrow_table
@@ -74,7 +76,7 @@ class Run:
         tables = self._tables
         return arrow_table(tables.per_task, tables.per_task_columns)
 
-    def decision_points(self) -> Any:
+    def decision_points(self) -> pyarrow.Table:
         """One row per model turn (exposure, ranking, decision, result; at a Recall@5 decision point the
         next required route and whether the top 5 held it), as a ``pyarrow.Table``."""
         from schemarouter.application.export_arrow import arrow_table

@@ -13,8 +13,6 @@ deviation, named per condition, with its own rationale.
 
 from __future__ import annotations
 
-from typing import Any
-
 from compiler.deviations import (
     BEHAVIOUR_PREFIX,
     DeviationReport,
@@ -24,17 +22,18 @@ from compiler.deviations import (
 )
 from compiler.experiments import lineage_of
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject, JSONValue
 from schemarouter.project import ProjectPaths
 
 
-def _behaviour(trace: dict[str, Any]) -> Any:
+def _behaviour(trace: JSONObject) -> JSONValue:
     """What a condition did in one episode: exposures and rankings, decisions, typed results."""
     from schemarouter.application.canaries import decision_items, exposure_items, result_items
 
     return [exposure_items(trace), decision_items(trace), result_items(trace)]
 
 
-def _episodes(paths: ProjectPaths) -> tuple[dict[str, dict[str, Any]], str]:
+def _episodes(paths: ProjectPaths) -> tuple[dict[str, JSONObject], str]:
     from schemarouter.application.canaries import run_canary_episodes
     from schemarouter.application.compiled import compiled_without_writing
 
@@ -63,7 +62,7 @@ def behavioural_differences(paths: ProjectPaths) -> list[Difference]:
     common = set(old) & set(new)
     moved: dict[str, list[str]] = {}
     for key in sorted(common):
-        condition = new[key]["condition"]
+        condition = str(new[key]["condition"])  # EpisodeTrace.condition, a string
         moved.setdefault(condition, [])
         if item_hash(_behaviour(old[key])) != item_hash(_behaviour(new[key])):
             moved[condition].append(key)

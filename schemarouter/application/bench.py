@@ -14,6 +14,7 @@ from schemarouter.project import ProjectPaths
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Table
 
     from runtime.engine import EngineResources
     from runtime.engine.anchor_tools import ReplayEpisode
@@ -97,9 +98,18 @@ def bench_scale(
 
 
 def print_scale(console: Console, rows: Sequence[ScaleRow], policies: Mapping[str, str]) -> None:
+    base = {r.condition: r for r in rows if r.endpoints == 500}
+    console.print(_scale_table(rows, base))
+    largest = max(r.endpoints for r in rows)
+    for r in rows:
+        if r.endpoints == largest:
+            _print_scale_targets(console, r, base.get(r.condition), policies.get(r.condition), largest)
+
+
+def _scale_table(rows: Sequence[ScaleRow], base: Mapping[str, ScaleRow]) -> Table:
+    """One row per condition and catalog size; ``turn vs 500``: its turn's cost over the 500's."""
     from rich.table import Table
 
-    base = {r.condition: r for r in rows if r.endpoints == 500}
     table = Table(title="episode cost by catalog size (CPU, median over episodes, after a warm-up pass)")
     for column in (
         "condition",
@@ -127,30 +137,32 @@ def print_scale(console: Console, rows: Sequence[ScaleRow], policies: Mapping[st
             ratio,
             f"{r.cost.trace_kb_p50:.1f}",
         )
-    console.print(table)
-    largest = max(r.endpoints for r in rows)
-    for r in rows:
-        if r.endpoints != largest:
-            continue
-        ref = base.get(r.condition)
-        if (
-            policies.get(r.condition) in ("static_topk", "state_refresh")
-            and ref is not None
-            and largest != 500
-            and ref.cost.episode_ms_p50
-        ):
-            growth = r.cost.episode_ms_p50 / ref.cost.episode_ms_p50
-            met = "met" if growth <= SR5_GROWTH_TARGET else "NOT met"
-            console.print(
-                f"{r.condition}: episode at {largest:,} / at 500 = {growth:.2f}x "
-                f"(target <= {SR5_GROWTH_TARGET:g}x: {met})"
-            )
-        if policies.get(r.condition) == "full_catalog":
-            met = "met" if r.cost.turn_ms_p50 <= FULL_TURN_TARGET_MS else "NOT met"
-            console.print(
-                f"{r.condition} at {largest:,}: {r.cost.turn_ms_p50:.2f} ms per turn "
-                f"(target <= {FULL_TURN_TARGET_MS:g} ms: {met})"
-            )
+    return table
+
+
+def _print_scale_targets(
+    console: Console, r: ScaleRow, ref: ScaleRow | None, policy: str | None, largest: int
+) -> None:
+    """A row of the largest catalog beside its target: a top-k policy's episode against the 500's, the
+    full catalog's turn."""
+    if (
+        policy in ("static_topk", "state_refresh")
+        and ref is not None
+        and largest != 500
+        and ref.cost.episode_ms_p50
+    ):
+        growth = r.cost.episode_ms_p50 / ref.cost.episode_ms_p50
+        met = "met" if growth <= SR5_GROWTH_TARGET else "NOT met"
+        console.print(
+            f"{r.condition}: episode at {largest:,} / at 500 = {growth:.2f}x "
+            f"(target <= {SR5_GROWTH_TARGET:g}x: {met})"
+        )
+    if policy == "full_catalog":
+        met = "met" if r.cost.turn_ms_p50 <= FULL_TURN_TARGET_MS else "NOT met"
+        console.print(
+            f"{r.condition} at {largest:,}: {r.cost.turn_ms_p50:.2f} ms per turn "
+            f"(target <= {FULL_TURN_TARGET_MS:g} ms: {met})"
+        )
 
 
 # ---- sr bench anchor -----------------------------------------------------------------------------
@@ -241,10 +253,34 @@ def _print_anchor(
     version: str,
     turns_per_sample: int,
 ) -> None:
+    ours = statistics.median(figures["ours"])
+    console.print(_anchor_table(figures, turns, ours, episodes, replayed, version, turns_per_sample))
+    met = "met" if ours <= TURN_TARGET_MS else "NOT met"
+    console.print(f"ours: {ours:.4f} ms CPU per model turn (target <= {TURN_TARGET_MS:g} ms: {met})")
+    for key, target, what in (
+        ("tools_off", TOOL_LOOP_TARGET_RATIO, "tool loop replaying our episodes"),
+        ("bare_off", ANCHOR_TARGET_RATIO, "bare generate loop"),
+    ):
+        ratio = statistics.median(figures[key]) / ours if ours else float("inf")
+        met = "met" if ratio >= target else "NOT met"
+        console.print(
+            f"inspect_ai {what} (sample logs off) / ours: {ratio:.1f}x (target >= {target:g}x: {met})"
+        )
+
+
+def _anchor_table(
+    figures: Mapping[str, Sequence[float]],
+    turns: Mapping[str, int],
+    ours: float,
+    episodes: int,
+    replayed: int,
+    version: str,
+    turns_per_sample: int,
+) -> Table:
+    """Our episode loop's row, then one per ANCHOR_ROWS: min, median and max CPU per model turn."""
     from rich.table import Table
 
     repeats = len(figures["ours"])
-    ours = statistics.median(figures["ours"])
     table = Table(title=f"CPU per model turn, ms: min, median and max of {repeats} interleaved repetition(s)")
     for column in ("harness", "model", "model turns", "min", "median", "max", "median / ours"):
         table.add_column(column, justify="left" if column in ("harness", "model") else "right")
@@ -272,15 +308,4 @@ def _print_anchor(
             f"{high:.4f}",
             f"{mid / ours:.1f}x" if ours else "-",
         )
-    console.print(table)
-    met = "met" if ours <= TURN_TARGET_MS else "NOT met"
-    console.print(f"ours: {ours:.4f} ms CPU per model turn (target <= {TURN_TARGET_MS:g} ms: {met})")
-    for key, target, what in (
-        ("tools_off", TOOL_LOOP_TARGET_RATIO, "tool loop replaying our episodes"),
-        ("bare_off", ANCHOR_TARGET_RATIO, "bare generate loop"),
-    ):
-        ratio = statistics.median(figures[key]) / ours if ours else float("inf")
-        met = "met" if ratio >= target else "NOT met"
-        console.print(
-            f"inspect_ai {what} (sample logs off) / ours: {ratio:.1f}x (target >= {target:g}x: {met})"
-        )
+    return table

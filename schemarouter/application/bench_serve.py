@@ -32,10 +32,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from runtime.core.errors import SchemaRouterError
 from schemarouter.project import ProjectPaths
+
+if TYPE_CHECKING:
+    import psutil
+    from rich.console import Console
 
 # Targets of issue #29 at latency 1 s, N = 256, 2,700 one-turn episodes; printed, never asserted.
 WALL_TARGET_RATIO = 1.3
@@ -71,11 +75,23 @@ class ServeBench:
             raise SchemaRouterError("--error-rate: a share in [0, 1)")
 
 
+class MeasuredStats(TypedDict, total=False):
+    """The loopback server's ``/stats`` for one measured command (``bench_server.ServerStats``; none for
+    the reference agent's run, which sends no request), and inspect_ai's own generate loop."""
+
+    requests: int
+    errors: int
+    peak_in_flight: int
+    window_s: float
+    mean_in_flight: float
+    loop_s: float | None
+
+
 @dataclass(frozen=True)
 class Measured:
     wall_s: float
     peak_rss: int
-    stats: dict[str, Any]
+    stats: MeasuredStats
 
 
 @dataclass(frozen=True)
@@ -107,7 +123,7 @@ def _sr(project: ProjectPaths, *args: str) -> list[str]:
     return [*command, "--project-dir", str(project.root), "run", *experiment, *args]
 
 
-def _tree_rss(process: Any) -> int:
+def _tree_rss(process: psutil.Process) -> int:
     import psutil
 
     total = 0
@@ -187,13 +203,13 @@ class Server:
             self.process.terminate()
             self.process.wait(10)
 
-    def stats(self, reset: bool = False) -> dict[str, Any]:
+    def stats(self, reset: bool = False) -> MeasuredStats:
         import httpx
 
         response = httpx.request("POST" if reset else "GET", self.base_url + "/stats", timeout=10)
         data = response.json()
         assert isinstance(data, dict)
-        return data
+        return cast(MeasuredStats, data)  # the server's own ServerStats, as JSON
 
 
 def shard_for(total: int, budget: int) -> tuple[str, int]:
@@ -203,13 +219,12 @@ def shard_for(total: int, budget: int) -> tuple[str, int]:
 
 
 def bench_serve(
-    project: ProjectPaths, bench: ServeBench, out: Path, total: int, console: Any
+    project: ProjectPaths, bench: ServeBench, out: Path, total: int, console: Console
 ) -> list[ServeRow]:
     """Run every N; print a table as it goes. ``total``: the episodes of the whole pilot scope."""
     bench.check()
     out.mkdir(parents=True, exist_ok=True)
     rows: list[ServeRow] = []
-    mode = "--constrained-decoding" if bench.constrained else "--native-tools"
     console.print(
         f"sr bench serve: latency {bench.latency_s} s (jitter {bench.jitter_s} s, "
         f"errors {bench.error_rate}), "
@@ -222,37 +237,10 @@ def bench_serve(
             shard, episodes = shard_for(total, bench.per_slot * n)
             common = ("--surface", "dev", "--shard", shard, "--no-plots")
             if shard not in references:
-                wall, rss = timed(
-                    _sr(
-                        project, *common, "--workers", str(bench.workers), "--run-dir", str(out / f"ref-{n}")
-                    ),
-                    out / f"ref-{n}.log",
-                )
-                references[shard] = Measured(wall, rss, {})
+                references[shard] = _reference_run(project, bench, out, n, common)
             reference = references[shard]
             server.stats(reset=True)
-            wall, rss = timed(
-                _sr(
-                    project,
-                    *common,
-                    "--agent",
-                    "openai",
-                    "--base-url",
-                    server.base_url,
-                    "--model",
-                    "scripted",
-                    mode,
-                    "--no-cache",
-                    "--concurrency",
-                    str(n),
-                    "--workers",
-                    str(min(bench.workers, n)),
-                    "--run-dir",
-                    str(out / f"n{n}"),
-                ),
-                out / f"n{n}.log",
-            )
-            ours = Measured(wall, rss, server.stats())
+            ours = _model_run(project, bench, server, out, n, common)
             inspect = _inspect(server, n, int(ours.stats["requests"]), out) if bench.inspect else None
             ideal = episodes / n * bench.latency_s + reference.wall_s
             row = ServeRow(n, episodes, shard, ours, reference, ideal, inspect)
@@ -261,6 +249,44 @@ def bench_serve(
     console.print(f"load average after: {load_average()}", markup=False)
     console.print(target_line(rows, bench), markup=False)
     return rows
+
+
+def _reference_run(
+    project: ProjectPaths, bench: ServeBench, out: Path, n: int, common: Sequence[str]
+) -> Measured:
+    """The shard's episodes with the reference agent: what the run costs without waiting for a model."""
+    command = _sr(project, *common, "--workers", str(bench.workers), "--run-dir", str(out / f"ref-{n}"))
+    wall, rss = timed(command, out / f"ref-{n}.log")
+    return Measured(wall, rss, {})
+
+
+def _model_run(
+    project: ProjectPaths, bench: ServeBench, server: Server, out: Path, n: int, common: Sequence[str]
+) -> Measured:
+    """``sr run --agent openai --concurrency N`` against the loopback server, and the server's stats."""
+    mode = "--constrained-decoding" if bench.constrained else "--native-tools"
+    wall, rss = timed(
+        _sr(
+            project,
+            *common,
+            "--agent",
+            "openai",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "scripted",
+            mode,
+            "--no-cache",
+            "--concurrency",
+            str(n),
+            "--workers",
+            str(min(bench.workers, n)),
+            "--run-dir",
+            str(out / f"n{n}"),
+        ),
+        out / f"n{n}.log",
+    )
+    return Measured(wall, rss, server.stats())
 
 
 def _inspect(server: Server, n: int, requests: int, out: Path) -> Measured:
@@ -330,7 +356,7 @@ def pilot_scope_size(project: ProjectPaths) -> int:
     return len(compiled.conditions) * len(compiled.experiment.catalog_sizes) * len(tasks)
 
 
-def run_serve_bench(project: ProjectPaths, bench: ServeBench, out: Path, console: Any) -> list[ServeRow]:
+def run_serve_bench(project: ProjectPaths, bench: ServeBench, out: Path, console: Console) -> list[ServeRow]:
     """`sr bench serve`: the output directory through the output guard, then every N."""
     from schemarouter.output_guard import output_guard
 

@@ -23,11 +23,24 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
+from runtime.core.json_value import JSONObject, JSONValue
+
+# ASGI's own messages (deliberately Any: the ASGI spec's dicts, as uvicorn hands them in).
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class ServerStats(TypedDict):
+    """``GET /stats``: the requests answered and refused, the peak and the time-weighted mean in flight."""
+
+    requests: int
+    errors: int
+    peak_in_flight: int
+    window_s: float
+    mean_in_flight: float
 
 
 @dataclass
@@ -54,7 +67,7 @@ class Occupancy:
         if delta < 0:
             self._last = now
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> ServerStats:
         window = (self._last - self._first) if self._first is not None and self._last is not None else 0.0
         return {
             "requests": self.requests,
@@ -105,7 +118,7 @@ class ScriptedServer:
             self.occupancy.change(-1)
 
 
-def scripted_answer(request: dict[str, Any]) -> dict[str, Any]:
+def scripted_answer(request: JSONObject) -> JSONObject:
     """The final answer at once, in the form the request's mode reads."""
     constrained = "response_format" in request
     content = '{"action":"final_answer","arguments":{}}' if constrained else "done"
@@ -130,7 +143,9 @@ async def _body(receive: Receive) -> bytes:
             return b"".join(chunks)
 
 
-async def _json(send: Send, status: int, payload: Any, retry_after: str | None = None) -> None:
+async def _json(
+    send: Send, status: int, payload: JSONValue | ServerStats, retry_after: str | None = None
+) -> None:
     body = json.dumps(payload).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if retry_after is not None:

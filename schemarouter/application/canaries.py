@@ -22,10 +22,10 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from runtime.core.errors import SchemaRouterError
 from runtime.core.jcs import dumps as jcs_dumps
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.engine.episode import run_episode
 from runtime.engine.resources import EngineResources
 from runtime.engine.trace import EpisodeTrace
@@ -48,9 +48,28 @@ FIXED_INTERVALS = ((0.5, 0.25, 0.75), (-0.125, -0.375, 0.0625), (None, None, Non
 WALL = ("wall_latency_ms",)
 
 
-def item_hash(value: Any) -> str:
+def item_hash(value: JSONValue) -> str:
     """CANARY_RULE."""
     return hashlib.sha256(jcs_dumps(value)).hexdigest()[:16]
+
+
+def _object(value: JSONValue) -> JSONObject:
+    """``value``, which a trace's JSON holds as an object there (``EpisodeTrace``)."""
+    if not isinstance(value, dict):
+        raise TypeError(f"a trace holds an object here, not {type(value).__name__}")
+    return value
+
+
+def _list(value: JSONValue) -> list[JSONValue]:
+    """``value``, which a trace's JSON holds as a list there (exposure sets, turns, retrieval calls)."""
+    if not isinstance(value, list):
+        raise TypeError(f"a trace holds a list here, not {type(value).__name__}")
+    return value
+
+
+def _objects(value: JSONValue) -> list[JSONObject]:
+    """``value``, which a trace's JSON holds as a list of objects there (turns, retrieval calls)."""
+    return [_object(item) for item in _list(value)]
 
 
 @dataclass(frozen=True)
@@ -58,10 +77,10 @@ class CanaryEpisodes:
     """The canary set and its episodes' traces (JSON data), keyed ``<task>/<condition>``."""
 
     canary_set: CanarySet
-    traces: dict[str, dict[str, Any]]
+    traces: dict[str, JSONObject]
     resources: EngineResources
 
-    def by_condition(self, condition: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    def by_condition(self, condition: str) -> Iterator[tuple[str, JSONObject]]:
         for key, trace in self.traces.items():
             if trace["condition"] == condition:
                 yield key, trace
@@ -105,7 +124,7 @@ def run_canary_episodes(
     else:
         tasks = choose_tasks(list(resources.tasks.values()))
     conditions = tuple(c.id for c in compiled.conditions)
-    traces: dict[str, dict[str, Any]] = {}
+    traces: dict[str, JSONObject] = {}
     for task in tasks:
         for condition in conditions:
             trace: EpisodeTrace = run_episode(
@@ -124,7 +143,7 @@ def run_canary_episodes(
     return CanaryEpisodes(canary_set, traces, resources)
 
 
-def _hashed(items: Iterator[tuple[str, Any]]) -> dict[str, str]:
+def _hashed(items: Iterator[tuple[str, JSONValue]]) -> dict[str, str]:
     return {key: item_hash(value) for key, value in items}
 
 
@@ -135,14 +154,14 @@ def strategy_items(episodes: CanaryEpisodes) -> dict[str, str]:
     depth = episodes.canary_set.depth
     ranking = {c.id for c in res.compiled.conditions if c.retrieval_query != "none"}
 
-    def items() -> Iterator[tuple[str, Any]]:
+    def items() -> Iterator[tuple[str, JSONValue]]:
         for task_id in episodes.canary_set.tasks:
             query = res.task(task_id).visible().query
             yield f"{task_id}/query", list(cat.static_retriever.rank(query, depth).route_ids)
             for condition in episodes.canary_set.conditions:
                 if condition not in ranking:
                     continue
-                for turn in episodes.traces[f"{task_id}/{condition}"]["turns"]:
+                for turn in _objects(episodes.traces[f"{task_id}/{condition}"]["turns"]):
                     if turn.get("state_after") is None:
                         continue
                     state = ObservableState.from_json(json.dumps(turn["state_after"]))
@@ -153,7 +172,9 @@ def strategy_items(episodes: CanaryEpisodes) -> dict[str, str]:
 
 
 def _per_episode(
-    episodes: CanaryEpisodes, part: Callable[[dict[str, Any]], Any], conditions: set[str] | None = None
+    episodes: CanaryEpisodes,
+    part: Callable[[JSONObject], JSONValue],
+    conditions: set[str] | None = None,
 ) -> dict[str, str]:
     return _hashed(
         (key, part(trace))
@@ -162,34 +183,41 @@ def _per_episode(
     )
 
 
-def exposure_items(trace: dict[str, Any]) -> Any:
-    return [[trace["exposures"][t["exposure"]], t["ranking_top5"]] for t in trace["turns"]]
+def exposure_items(trace: JSONObject) -> JSONValue:
+    exposures = _list(trace["exposures"])  # the exposure sets, which each turn names by index
+    return [[exposures[_index(t["exposure"])], t["ranking_top5"]] for t in _objects(trace["turns"])]
 
 
-def decision_items(trace: dict[str, Any]) -> Any:
-    return [t["decision"] for t in trace["turns"]]
+def _index(value: JSONValue) -> int:
+    if not isinstance(value, int):
+        raise TypeError(f"a turn names its exposure by index, not {type(value).__name__}")
+    return value
 
 
-def state_items(trace: dict[str, Any]) -> Any:
-    return [t["state_after"] for t in trace["turns"]]
+def decision_items(trace: JSONObject) -> JSONValue:
+    return [t["decision"] for t in _objects(trace["turns"])]
 
 
-def result_items(trace: dict[str, Any]) -> Any:
-    return [t["result"] for t in trace["turns"]]
+def state_items(trace: JSONObject) -> JSONValue:
+    return [t["state_after"] for t in _objects(trace["turns"])]
 
 
-def trace_items(trace: dict[str, Any]) -> Any:
+def result_items(trace: JSONObject) -> JSONValue:
+    return [t["result"] for t in _objects(trace["turns"])]
+
+
+def trace_items(trace: JSONObject) -> JSONValue:
     """The trace without what the clock measures (wall latency, each retrieval call's latency_us)."""
     body = {k: v for k, v in trace.items() if k not in WALL}
-    body["metrics"] = {k: v for k, v in trace["metrics"].items() if k not in WALL}
+    body["metrics"] = {k: v for k, v in _object(trace["metrics"]).items() if k not in WALL}
     body["turns"] = [
         {
             **t,
             "retrieval_calls": [
-                {k: v for k, v in c.items() if k != "latency_us"} for c in t["retrieval_calls"]
+                {k: v for k, v in c.items() if k != "latency_us"} for c in _objects(t["retrieval_calls"])
             ],
         }
-        for t in trace["turns"]
+        for t in _objects(trace["turns"])
     ]
     return body
 
@@ -199,14 +227,19 @@ def metric_items(episodes: CanaryEpisodes, metric_id: str) -> dict[str, str]:
     if not spec.deterministic:
         return {}
     keys = (metric_id, spec.numerator, spec.denominator)
-    return _per_episode(episodes, lambda t: {k: t["metrics"].get(k) for k in keys if k is not None})
+    return _per_episode(episodes, lambda t: {k: _object(t["metrics"]).get(k) for k in keys if k is not None})
 
 
 def statistic_items(episodes: CanaryEpisodes, name: str) -> dict[str, str]:
     """The statistic ``name`` on every criterion that uses it."""
     spec = ScoringSpec.from_compiled(episodes.resources.compiled)
     rows = [
-        {"catalog": t["catalog"], "condition": t["condition"], "task_id": t["task_id"], **t["metrics"]}
+        {
+            "catalog": t["catalog"],
+            "condition": t["condition"],
+            "task_id": t["task_id"],
+            **_object(t["metrics"]),
+        }
         for t in episodes.traces.values()
     ]
     fn = registered_statistics()[name].fn

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.core.registry import distribution_of
 from runtime.run.manifest import PluginComponent
 from runtime.spec_model import CompiledSpec, FreezeLock
@@ -105,7 +106,7 @@ def canary_of(component: Component | ComponentPin, episodes: cn.CanaryEpisodes) 
     """The canary items of one component."""
     from schemarouter.application import canaries as cn
 
-    per_episode: dict[str, Callable[[dict[str, object]], object]] = {
+    per_episode: dict[str, Callable[[JSONObject], JSONValue]] = {
         "agent": cn.decision_items,
         "state guard": cn.state_items,
         "simulator expression language": cn.result_items,
@@ -218,24 +219,52 @@ def check_code(
     """Compare the running code with the lock's code record (none: a note)."""
     check = CodeCheck()
     record = lock.current_code
-    display = paths.lock_display
     if record is None:
         check.notes.append(
-            f"{display}: code not pinned under root {lock.root} "
+            f"{paths.lock_display}: code not pinned under root {lock.root} "
             f'(sr lock pin-code --experiment {lock.experiment_id} --reason "<why>")'
         )
         return check
     tree = source or SourceTree()
+    changed = _changed_pins(record, tree)
+    key = _rerun_key(paths, record, tree, changed, canaries=canaries, check=check)
+    if key is None:
+        return check
+    check.recomputed = True
+    compiled = compiled or compiled_without_writing(paths)
+    _compare_canaries(paths, record, compiled, tree, changed, check)
+    if not check.problems:
+        check.notes.append(f"{paths.lock_display}: code: every canary matches the pinned record")
+        _remember_check(paths, key)
+    return check
+
+
+def _changed_pins(record: CodeRecord, tree: SourceTree) -> list[ComponentPin]:
+    """The pins whose current implementation digest differs from the recorded one."""
     changed = []
     for pin in record.components:
         digest, _ = tree.implementation_digest(current_module(pin.module))
         if digest != pin.implementation:
             changed.append(pin)
+    return changed
+
+
+def _rerun_key(
+    paths: ProjectPaths,
+    record: CodeRecord,
+    tree: SourceTree,
+    changed: list[ComponentPin],
+    *,
+    canaries: bool,
+    check: CodeCheck,
+) -> str | None:
+    """The check key of a canary rerun, or None when none is needed or possible (the note says why)."""
+    display = paths.lock_display
     if not (changed or canaries):
         check.notes.append(
             f"{display}: code: {len(record.components)} component implementations match the pinned digests"
         )
-        return check
+        return None
     from schemarouter.application import canaries as cn
 
     if not cn.dev_surface_available(paths):
@@ -243,54 +272,77 @@ def check_code(
             f"{display}: code: {len(changed)} implementation digest(s) changed and this project has no "
             "development surface to rerun the canaries on: behaviour not checked here"
         )
-        return check
+        return None
     key = _check_key(paths, record, tree)
     if not canaries and _cached_check(paths) == key:
         check.notes.append(
             f"{display}: code: {len(changed)} implementation digest(s) changed since the pin; their canaries "
             f"matched when last rerun on this exact code ({_cache_display(paths)}; --canaries reruns them)"
         )
-        return check
-    check.recomputed = True
-    compiled = compiled or compiled_without_writing(paths)
+        return None
+    return key
+
+
+def _compare_canaries(
+    paths: ProjectPaths,
+    record: CodeRecord,
+    compiled: CompiledSpec,
+    tree: SourceTree,
+    changed: list[ComponentPin],
+    check: CodeCheck,
+) -> None:
+    """Rerun the pinned canary set and compare every pinned component's items with the record's."""
+    from schemarouter.application import canaries as cn
+
     now = {c.label: c for c in components_of(compiled)}
     episodes = cn.run_canary_episodes(paths, compiled, pinned=record.canary_set)
     if episodes.canary_set != record.canary_set:
-        check.problems.append(f"{display}: code: the canary set differs from the pinned one")
-        return check
+        check.problems.append(f"{paths.lock_display}: code: the canary set differs from the pinned one")
+        return
     for pin in record.components:
-        current = now.get(pin.label)
-        if current is None or current.params != pin.params:
-            check.problems.append(
-                f"{pin.source_label}: now "
-                f"{'not used' if current is None else 'implemented by ' + current.module}"
-                f" with params {None if current is None else current.params}; pinned: {pin.module}"
-            )
-            continue
-        items = canary_of(pin, episodes)
-        differ = sum(1 for k in set(items) | set(pin.canary) if items.get(k) != pin.canary.get(k))
-        noun = cn.ITEM_NOUN.get(pin.kind, "canary items")
-        if differ:
-            moved = _moved(pin, current, pin in changed)
-            check.problems.append(f"{pin.source_label}: {differ} of {len(pin.canary)} {noun} differ{moved}")
-        elif current.module != pin.module:  # moved (a refactor): its behaviour is what counts
-            check.notes.append(
-                f"{pin.label}: implementation moved from {pin.module} to {current.module}"
-                f"{_by_table(pin.module, current.module)}; "
-                f"all {len(pin.canary)} {noun} unchanged"
-            )
-        elif pin in changed:
-            check.notes.append(
-                f"{pin.source_label}: implementation digest changed ({pin.implementation} -> "
-                f"{tree.implementation_digest(current_module(pin.module))[0]}); "
-                f"all {len(pin.canary)} {noun} unchanged"
-            )
+        _compare_pin(pin, now.get(pin.label), episodes, tree, digest_changed=pin in changed, check=check)
     for label in sorted(set(now) - {p.label for p in record.components}):
         check.problems.append(f"{label}: used now, not in the pinned code record")
-    if not check.problems:
-        check.notes.append(f"{display}: code: every canary matches the pinned record")
-        _remember_check(paths, key)
-    return check
+
+
+def _compare_pin(
+    pin: ComponentPin,
+    current: Component | None,
+    episodes: cn.CanaryEpisodes,
+    tree: SourceTree,
+    *,
+    digest_changed: bool,
+    check: CodeCheck,
+) -> None:
+    """One pinned component against what implements it now: a problem when its canaries moved (or it is
+    gone or its params changed), a note when only its module or its digest did."""
+    from schemarouter.application import canaries as cn
+
+    if current is None or current.params != pin.params:
+        check.problems.append(
+            f"{pin.source_label}: now "
+            f"{'not used' if current is None else 'implemented by ' + current.module}"
+            f" with params {None if current is None else current.params}; pinned: {pin.module}"
+        )
+        return
+    items = canary_of(pin, episodes)
+    differ = sum(1 for k in set(items) | set(pin.canary) if items.get(k) != pin.canary.get(k))
+    noun = cn.ITEM_NOUN.get(pin.kind, "canary items")
+    if differ:
+        moved = _moved(pin, current, digest_changed)
+        check.problems.append(f"{pin.source_label}: {differ} of {len(pin.canary)} {noun} differ{moved}")
+    elif current.module != pin.module:  # moved (a refactor): its behaviour is what counts
+        check.notes.append(
+            f"{pin.label}: implementation moved from {pin.module} to {current.module}"
+            f"{_by_table(pin.module, current.module)}; "
+            f"all {len(pin.canary)} {noun} unchanged"
+        )
+    elif digest_changed:
+        check.notes.append(
+            f"{pin.source_label}: implementation digest changed ({pin.implementation} -> "
+            f"{tree.implementation_digest(current_module(pin.module))[0]}); "
+            f"all {len(pin.canary)} {noun} unchanged"
+        )
 
 
 def _by_table(recorded: str, now: str) -> str:

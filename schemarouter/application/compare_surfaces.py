@@ -8,9 +8,9 @@ that run (the comparison a reader wants is successor vs parent on one surface, p
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject
 from runtime.diagnostics.compare import identity
 from runtime.diagnostics.compare_unpaired import UnpairedComparison, compare_unpaired
 from runtime.report.compare_unpaired_text import render_unpaired
@@ -20,8 +20,8 @@ from runtime.run.manifest import RunManifest
 
 def compare_across_surfaces(
     run_dirs: tuple[Path, Path],
-    reports: list[dict[str, Any]],
-    rows: list[list[dict[str, Any]]],
+    reports: list[JSONObject],
+    rows: list[list[JSONObject]],
     titles: dict[str, str],
 ) -> tuple[str, UnpairedComparison]:
     """The unpaired comparison's text and data."""

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from runtime.core.json_value import JSONValue
 from runtime.engine import EngineResources, EpisodeTrace, run_episode
 from schemarouter.application.compiled import compiled_for_run
 from schemarouter.project import ProjectPaths
@@ -24,7 +24,7 @@ class EpisodeRequest:
     tokenizer_path: str | None = None
     surface_file: Path | None = None
     # The openai agent's server, cache and model options, as `sr run` takes them.
-    agent_options: Mapping[str, Any] = field(default_factory=dict)
+    agent_options: Mapping[str, JSONValue] = field(default_factory=dict)
 
 
 def load_engine(
@@ -34,7 +34,7 @@ def load_engine(
     agent: str = "reference",
     tokenizer_path: str | None = None,
     surface_file: Path | None = None,
-    agent_options: Mapping[str, Any] | None = None,
+    agent_options: Mapping[str, JSONValue] | None = None,
 ) -> EngineResources:
     """Compile the specs (verifying the freeze when there is a lock; a current build is reused, as
     `sr run` does) and build the engine's resources (``surface_file``: a pilot surface instead of the

@@ -8,13 +8,16 @@ list type: a list column is written as its JSON text (``["a","b"]``), and null a
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.core.errors import SchemaRouterError
 from schemarouter.application.export_tables import Kind, Row
 
+if TYPE_CHECKING:
+    import pyarrow
 
-def _pa() -> Any:
+
+def _pa() -> Any:  # pyarrow ships no type information
     try:
         import pyarrow
     except ImportError:
@@ -25,7 +28,7 @@ def _pa() -> Any:
     return pyarrow
 
 
-def arrow_type(kind: Kind) -> Any:
+def arrow_type(kind: Kind) -> pyarrow.DataType:
     pa = _pa()
     return {
         "string": pa.string(),
@@ -38,7 +41,7 @@ def arrow_type(kind: Kind) -> Any:
 
 def arrow_table(
     rows: list[Row], columns: tuple[tuple[str, Kind], ...], *, lists_as_json: bool = False
-) -> Any:
+) -> pyarrow.Table:
     """The rows as a ``pyarrow.Table`` with exactly ``columns``, in that order."""
     pa = _pa()
     fields, arrays = [], []

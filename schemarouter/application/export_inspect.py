@@ -27,7 +27,7 @@ import os
 import tempfile
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.catalog.io import load_catalog_with_digest
 from runtime.catalog.model import Catalog
@@ -36,6 +36,12 @@ from runtime.core.progress import Progress, announce
 from runtime.scoring.per_task import KEY_FIELDS
 from schemarouter.application.export_inspect_events import episode_transcript, tool_infos
 from schemarouter.application.export_tables import Episode, Row, RunTables
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog, EvalSample, EvalSpec
+    from inspect_ai.tool import ToolInfo
+
+    from runtime.run.manifest import RunManifest
 
 PRIMARY = "task_pass"  # the first score and the headline metric: inspect view's SCORE column
 
@@ -69,7 +75,7 @@ def write_inspect_logs(tables: RunTables, out_dir: Path, *, progress: Progress |
     groups = inspect_log_groups(tables)
     written: list[Path] = []
     out_dir.mkdir(parents=True, exist_ok=True)
-    tools_of: dict[int, dict[str, Any]] = {}
+    tools_of: dict[int, dict[str, ToolInfo]] = {}
     announce(progress, "inspect logs", 0, len(groups), "logs")
     for (condition, catalog), members in groups.items():
         if catalog not in tools_of:
@@ -107,27 +113,47 @@ def _log(
     condition: str,
     catalog: int,
     members: list[tuple[Episode, Row]],
-    tools: dict[str, Any],
-) -> Any:
-    from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalPlan, EvalResults, EvalSpec, EvalStats
-    from inspect_ai.log._log import HeadlineMetric
+    tools: dict[str, ToolInfo],
+) -> EvalLog:
+    from inspect_ai.log import EvalLog, EvalPlan, EvalResults, EvalStats
 
     manifest = tables.manifest
     created = manifest.created_at.isoformat()
     finished = next(
         (s.finished_at for s in reversed(manifest.sessions) if s.finished_at), manifest.created_at
     )
-    surface = manifest.surface.name if manifest.surface is not None else "evaluation"
     model = f"schemarouter/{manifest.agent.name}"
     ordered = sorted(members, key=lambda m: (m[0].trace.task_id, m[0].trace.epoch or 1))
     samples = [
         _sample(episode, row, tools=tools, model=model, when=manifest.created_at) for episode, row in ordered
     ]
-    spec = EvalSpec(
+    return EvalLog(
+        status="success",
+        eval=_spec(manifest, condition, catalog, model, samples),
+        plan=EvalPlan(name="schemarouter"),
+        results=EvalResults(
+            total_samples=len(samples),
+            completed_samples=len(samples),
+            scores=_results(tables.report, condition, catalog, [row for _, row in members]),
+        ),
+        stats=EvalStats(started_at=created, completed_at=finished.isoformat()),
+        samples=samples,
+    )
+
+
+def _spec(
+    manifest: RunManifest, condition: str, catalog: int, model: str, samples: list[EvalSample]
+) -> EvalSpec:
+    """The log's task, dataset, model and metadata: one condition x catalog of the run."""
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalSpec
+    from inspect_ai.log._log import HeadlineMetric
+
+    surface = manifest.surface.name if manifest.surface is not None else "evaluation"
+    return EvalSpec(
         run_id=manifest.run_id,
         eval_id=f"{manifest.run_id}-{condition}-{catalog}",
         task_id=f"{manifest.experiment_id}-{condition}-{catalog}",
-        created=created,
+        created=manifest.created_at.isoformat(),
         task=f"schemarouter/{manifest.experiment_id}/{condition}/catalog-{catalog}",
         dataset=EvalDataset(name=f"surface:{surface}", samples=len({s.id for s in samples})),
         model=model,
@@ -142,21 +168,9 @@ def _log(
         },
         headline_metric=HeadlineMetric(scorer=PRIMARY, metric="mean"),
     )
-    return EvalLog(
-        status="success",
-        eval=spec,
-        plan=EvalPlan(name="schemarouter"),
-        results=EvalResults(
-            total_samples=len(samples),
-            completed_samples=len(samples),
-            scores=_results(tables.report, condition, catalog, [row for _, row in members]),
-        ),
-        stats=EvalStats(started_at=created, completed_at=finished.isoformat()),
-        samples=samples,
-    )
 
 
-def _sample(episode: Episode, row: Row, *, tools: dict[str, Any], model: str, when: datetime) -> Any:
+def _sample(episode: Episode, row: Row, *, tools: dict[str, ToolInfo], model: str, when: datetime) -> Any:
     from inspect_ai.log import EvalSample
     from inspect_ai.scorer import Score
 

@@ -28,12 +28,15 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from runtime.catalog.model import Catalog
 from runtime.core.json_value import JSONValue
 from runtime.engine.trace import TurnRecord
 from schemarouter.application.export_tables import Episode
+
+if TYPE_CHECKING:
+    from inspect_ai.tool import ToolInfo
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class Transcript:
     events: list[Any]
 
 
-def tool_infos(catalog: Catalog) -> dict[str, Any]:
+def tool_infos(catalog: Catalog) -> dict[str, ToolInfo]:
     """Each endpoint's ``ToolInfo`` by route ID: the schema the engine renders for the model."""
     from inspect_ai.tool import ToolInfo
 
@@ -52,7 +55,7 @@ def tool_infos(catalog: Catalog) -> dict[str, Any]:
 
 
 def episode_transcript(
-    episode: Episode, *, tools: Mapping[str, Any], model: str, when: datetime
+    episode: Episode, *, tools: Mapping[str, ToolInfo], model: str, when: datetime
 ) -> Transcript:
     """The messages and events of one episode (module docstring)."""
     from inspect_ai.event import InfoEvent

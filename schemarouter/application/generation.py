@@ -9,9 +9,10 @@ never rewrites.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -19,6 +20,10 @@ from rich.table import Table
 from runtime.core.errors import SchemaRouterError
 from runtime.core.progress import Progress, announce
 from schemarouter.project import ProjectPaths
+
+if TYPE_CHECKING:
+    from compiler.generate.stats import CellStats
+    from compiler.generate.surface_only import GeneratedSurface
 
 
 def run_generate(
@@ -108,7 +113,7 @@ def generate_surface_files(
 
 def _generated_surface(
     project: ProjectPaths, r: SurfaceRequest, progress: Progress | None
-) -> tuple[Any, Path]:
+) -> tuple[GeneratedSurface, Path]:
     from compiler.generate.surface_only import SurfaceSettings, generate_named, generate_surface
 
     if r.surface is not None:
@@ -147,9 +152,20 @@ def _shown(root: Path, path: Path) -> str:
 
 def print_surface_stats(*, project: ProjectPaths, console: Console, surface_file: Path | None = None) -> None:
     """Rich tables: the surface per stratum x language, and the catalogs per size."""
-    from compiler.generate.stats import catalog_stats, load_stats
+    from compiler.generate.stats import load_stats
 
     rows = sorted(load_stats(project.catalogs_dir, surface_file), key=lambda r: (r.code, r.language))
+    console.print(_surface_table(rows))
+    console.print(
+        "steps: gold plan length; distractors: mean distinct distractor routes in catalog_100 per task; "
+        "destr.: mean ungranted destructive routes near the plan; injected: tasks with planted text; "
+        "grants: destructive steps the user authorized."
+    )
+    console.print(_catalog_table(project.catalogs_dir))
+
+
+def _surface_table(rows: Sequence[CellStats]) -> Table:
+    """One row per stratum x language, then the totals."""
     table = Table(title="Task surface per stratum x language")
     for column in (
         "stratum",
@@ -188,14 +204,15 @@ def print_surface_stats(*, project: ProjectPaths, console: Console, surface_file
         str(sum(r.grants for r in rows)),
         end_section=True,
     )
-    console.print(table)
-    console.print(
-        "steps: gold plan length; distractors: mean distinct distractor routes in catalog_100 per task; "
-        "destr.: mean ungranted destructive routes near the plan; injected: tasks with planted text; "
-        "grants: destructive steps the user authorized."
-    )
-    sizes = tuple(sorted(int(p.stem.split("_")[1]) for p in project.catalogs_dir.glob("catalog_*.json")))
-    counts = catalog_stats(project.catalogs_dir, sizes)
+    return table
+
+
+def _catalog_table(catalogs_dir: Path) -> Table:
+    """Per catalog size, how many routes of each distractor kind it holds."""
+    from compiler.generate.stats import catalog_stats
+
+    sizes = tuple(sorted(int(p.stem.split("_")[1]) for p in catalogs_dir.glob("catalog_*.json")))
+    counts = catalog_stats(catalogs_dir, sizes)
     keys = sorted({k for c in counts.values() for k in c})
     catalog_table = Table(title="Catalogs (distractor kinds relative to all task-required routes)")
     catalog_table.add_column("count")
@@ -203,4 +220,4 @@ def print_surface_stats(*, project: ProjectPaths, console: Console, surface_file
         catalog_table.add_column(f"catalog_{size}", justify="right")
     for key in keys:
         catalog_table.add_row(key, *(str(counts[s].get(key, 0)) for s in sizes))
-    console.print(catalog_table)
+    return catalog_table

@@ -29,11 +29,15 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.core.errors import SchemaRouterError
 from runtime.run.episode_pool import die_with_parent
+from runtime.spec_model import CompiledSpec
 from schemarouter.project import ProjectPaths
+
+if TYPE_CHECKING:
+    from schemarouter.application.token_agreement import ModeAgreement
 
 MODEL_ALIAS = "gemma-3-270m-q4_k_m"
 # Plain chatml renders system, user and assistant text as given: with constrained decoding the prompt
@@ -43,7 +47,7 @@ SMOKE_CHAT_FORMAT = "chatml"
 SMOKE_TASKS = ",".join(f"S{s}-{lang}-01" for lang in ("en", "ko") for s in range(1, 6))
 
 
-def smoke_conditions(compiled: Any) -> str:
+def smoke_conditions(compiled: CompiledSpec) -> str:
     """The experiment's first static top-k condition and the gate's treatment (0.14: SR-5-STATIC and
     SR-5-STATE-AWARE): the smallest pair that exercises both retrieval paths."""
     static = [c.id for c in compiled.conditions if c.policy == "static_topk"][:1]
@@ -57,7 +61,7 @@ class SmokeResult:
     wall_s: float
     model_calls: dict[str, int] | None
     server_log: Path
-    token_agreement: dict[str, Any] | None = None
+    token_agreement: ModeAgreement | None = None
 
 
 def smoke_server_id(model: Path) -> str:

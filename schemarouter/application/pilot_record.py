@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from compiler.pilots import PILOTS, record_pilot
+from runtime.core.json_value import JSONObject
 from runtime.report.console import verdict_line
 from runtime.report.report_data import as_report_data
 from runtime.run.manifest import RunManifest, now_utc
@@ -24,7 +25,7 @@ from schemarouter.project import ProjectPaths
 EVALUATION = "evaluation"
 
 
-def session_verdict(manifest: RunManifest, report: dict[str, Any] | None, exit_code: int) -> str:
+def session_verdict(manifest: RunManifest, report: JSONObject | None, exit_code: int) -> str:
     """The verdict line of a session's end: the gate's when scored, else why there is none."""
     if report is not None:
         return verdict_line(as_report_data(report))

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
@@ -48,6 +48,10 @@ from runtime.scoring.protocol_bounds import (
 )
 from runtime.spec_model.preflight_record import PreflightCriterion, PreflightRecord
 from schemarouter.project import ProjectPaths
+
+if TYPE_CHECKING:
+    from runtime.run.resultset import ResultSet
+    from runtime.scoring.spec import ScoringSpec
 
 PILOT_SURFACE = "dev"
 # The conditions whose pass rate caps a treatment's: every required route exposed (found by policy).
@@ -219,28 +223,37 @@ def _measure(
     spec = ScoringSpec.from_compiled(compiled)
     result_set = load_result_set([run_dir])
     scope = result_set.scope
-    manifest = result_set.dirs[0].manifest
     rows = jsonio.read_jsonl(run_dir / PER_TASK_FILE)
     layout = task_layout(scope.tasks, strata=spec.strata, languages=spec.languages)
     announce(progress, "protocol bounds (bare decision points)", 0)
     bare, skipped = bare_points(paths, compiled, result_set, spec.gate.treatment)
     ceilings = [c.id for c in compiled.conditions if c.policy in CEILING_POLICIES]
     bounds = _bounds(spec, report, rows, bare, ceilings, list(scope.catalogs))
-    intervals = {
-        (c["code"], int(k)): (c["point"], c["ci_low"], c["ci_high"])
-        for k, cell in report["gate"]["by_catalog"].items()
-        for c in cell["criteria"]
-    }
     feasibility = assess(
         rows,
         spec=spec,
         layout=layout,
-        intervals=intervals,
+        intervals=_gate_intervals(report),
         bounds=bounds,
         catalogs=list(scope.catalogs),
         simulations=request.simulations,
         progress=progress,
     )
+    return _preflight(paths, result_set, run_dir, spec, feasibility, (bare, skipped), started)
+
+
+def _preflight(
+    paths: ProjectPaths,
+    result_set: ResultSet,
+    run_dir: Path,
+    spec: ScoringSpec,
+    feasibility: list[Feasibility],
+    bare: tuple[dict[int, BarePoints], list[str]],
+    started: float,
+) -> Preflight:
+    """The figures of the pilot in ``run_dir``; ``bare``: its bare points and the strategies left out."""
+    scope = result_set.scope
+    manifest = result_set.dirs[0].manifest
     assert manifest.surface is not None
     return Preflight(
         experiment=str(paths.experiment),
@@ -252,11 +265,22 @@ def _measure(
         treatment=spec.gate.treatment,
         comparator=spec.gate.comparator,
         rows=feasibility,
-        bare=bare,
-        skipped_strategies=skipped,
+        bare=bare[0],
+        skipped_strategies=bare[1],
         seconds=time.perf_counter() - started,
         extra=[line for section in PREFLIGHT_SECTIONS for line in section(paths)],
     )
+
+
+def _gate_intervals(
+    report: Mapping[str, Any],
+) -> dict[tuple[str, int], tuple[float | None, float | None, float | None]]:
+    """Each criterion's point and interval per catalog size, from the pilot's report.json gate."""
+    return {
+        (c["code"], int(k)): (c["point"], c["ci_low"], c["ci_high"])
+        for k, cell in report["gate"]["by_catalog"].items()
+        for c in cell["criteria"]
+    }
 
 
 def _bounds(

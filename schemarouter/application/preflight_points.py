@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from runtime.core.errors import SchemaRouterError
 from runtime.run.resultset import ResultSet
@@ -24,17 +24,22 @@ from runtime.scoring.protocol_bounds import (
     fact_fields,
     nothing_beyond_query,
 )
+from runtime.spec_model import CompiledSpec
 from schemarouter.project import ProjectPaths
+
+if TYPE_CHECKING:
+    from runtime.analysis.pilot import DecisionPoint, StrategyCatalogs
+    from runtime.retrieval import RetrieverSpec
 
 DEPTH = 5  # Recall@5: the refresh's k
 
 
 def bare_points(
-    paths: ProjectPaths, compiled: Any, result_set: ResultSet, treatment: str
+    paths: ProjectPaths, compiled: CompiledSpec, result_set: ResultSet, treatment: str
 ) -> tuple[dict[int, BarePoints], list[str]]:
     """Per catalog size: the treatment's decision points, the bare ones, the best strategy there; and
     the strategies left out (with why)."""
-    from runtime.analysis.pilot import DecisionPoint, decision_points
+    from runtime.analysis.pilot import decision_points
     from runtime.engine.trace import read_trace
     from runtime.retrieval import RetrieverSpec
     from runtime.run.resultset import read_terminal_outcomes
@@ -66,7 +71,10 @@ def bare_points(
 
 
 def _replay(
-    catalogs: Any, spec: Any, bare: dict[int, list[Any]], sizes: Sequence[int]
+    catalogs: StrategyCatalogs,
+    spec: RetrieverSpec,
+    bare: dict[int, list[DecisionPoint]],
+    sizes: Sequence[int],
 ) -> tuple[dict[int, dict[str, int]], list[str]]:
     from runtime.analysis.pilot import StrategyChoice
     from runtime.retrieval import strategy_codes

@@ -16,12 +16,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
 from compiler import compile_project, freeze_project
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject
 from runtime.report.console import make_console
 from runtime.report.golden import check_golden, write_golden
 from runtime.run import EngineSetup, jsonio, load_result_set
@@ -78,7 +78,7 @@ def scratch_project(paths: ProjectPaths, *, purpose: str) -> Iterator[ProjectPat
         shutil.rmtree(root, ignore_errors=True)
 
 
-def reference_report(paths: ProjectPaths, workers: int, console: Console, deps: RunDeps) -> dict[str, Any]:
+def reference_report(paths: ProjectPaths, workers: int, console: Console, deps: RunDeps) -> JSONObject:
     """report.json of a fresh full reference run, made in a scratch copy."""
     with scratch_project(paths, purpose="golden-run") as scratch:
         request = RunRequest(workers=workers, plots=False, announce_report=False)  # the copy is deleted

@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
 from compiler import compile_project
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject, JSONValue
 from runtime.core.progress import Progress
 from runtime.report.console import make_console, pilot_line, print_verdict
 from runtime.report.progress import EpisodeProgress
@@ -36,6 +36,7 @@ from runtime.run.rundir import RunRequest as EpisodePlan
 from runtime.run.rundir import open_run_dir
 from runtime.run.scope import Selection
 from runtime.run.session import SessionResult, run_session
+from runtime.scoring.score import OutcomeAudit
 from runtime.spec_model import CompiledSpec
 from runtime.spec_model.identity import identity_line, lineage_of
 from runtime.surface.model import Task
@@ -85,7 +86,7 @@ class RunRequest:
     plot_svg: bool = False  # each plot also as SVG (`--plot-svg`)
     announce_report: bool = True
     # The agent's identity options (model, decoding) and transport options (base URL, cache path).
-    agent_options: Mapping[str, Any] = field(default_factory=dict)
+    agent_options: Mapping[str, JSONValue] = field(default_factory=dict)
     # Trials per episode (`--epochs N`); None: one, as before epochs existed.
     epochs: int | None = None
     # Where the episodes run: a code of runtime/run/executors/, and its options.
@@ -148,7 +149,7 @@ class RunOutcome:
 
     run_dir: Path
     exit_code: int
-    report: dict[str, Any] | None
+    report: JSONObject | None
 
 
 def surface_tasks(paths: ProjectPaths) -> list[Task]:
@@ -218,7 +219,7 @@ def _record_session(
     console: Console,
     compiled: CompiledSpec,
     manifest: RunManifest,
-    report: dict[str, Any] | None,
+    report: JSONObject | None,
     exit_code: int,
 ) -> None:
     """A draft's run, on any surface, ends its session with one entry in spec/pilots.yaml."""
@@ -401,10 +402,10 @@ def _score(
     console: Console,
     run_dir: Path,
     compiled: CompiledSpec,
-    audit: Callable[[Any], None],
+    audit: OutcomeAudit,
     request: RunRequest,
     key_free: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
-) -> dict[str, Any]:
+) -> JSONObject:
     """``key_free``: what this session's workers recorded for the diagnostics (episodes of an earlier
     session, on resume, are answered by the diagnostics themselves)."""
     scored = score_and_publish(

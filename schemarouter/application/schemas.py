@@ -18,49 +18,49 @@ import json
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
 from runtime.core.atomic_write import write_text_atomic
+from runtime.core.json_value import JSONObject
 from runtime.core.registry import Registry
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 
-def _model_schema(model: type[BaseModel], origin: str) -> dict[str, Any]:
+def _model_schema(model: type[BaseModel], origin: str) -> JSONObject:
     schema = model.model_json_schema(mode="serialization")
     schema["$schema"] = DRAFT
     schema["$comment"] = f"Generated from {origin}; do not edit. Regenerate with: sr schemas --update"
     return schema
 
 
-def _compiled() -> dict[str, Any]:
+def _compiled() -> JSONObject:
     from runtime.spec_model.compiled import manifest_json_schema
 
     return manifest_json_schema()
 
 
-def _lock() -> dict[str, Any]:
+def _lock() -> JSONObject:
     from runtime.spec_model.lock import FreezeLock
 
     return _model_schema(FreezeLock, "runtime.spec_model.lock.FreezeLock")
 
 
-def _trace() -> dict[str, Any]:
+def _trace() -> JSONObject:
     from runtime.engine.trace import EpisodeTrace
 
     return _model_schema(EpisodeTrace, "runtime.engine.trace.EpisodeTrace")
 
 
-def _expression() -> dict[str, Any]:
+def _expression() -> JSONObject:
     from runtime.simulator.expressions import expression_schema
 
     return expression_schema()
 
 
 # Each generated schema by its file (``package:name``): a closed kind, the project's own formats.
-SCHEMAS: Registry[Callable[[], dict[str, Any]]] = Registry("schema", group=None)
+SCHEMAS: Registry[Callable[[], JSONObject]] = Registry("schema", group=None)
 for _file, _build in (
     ("runtime:spec_model/compiled_manifest.schema.json", _compiled),
     ("runtime:spec_model/freeze_lock.schema.json", _lock),
@@ -70,7 +70,7 @@ for _file, _build in (
     SCHEMAS.add(_file, _build, module=__name__)
 
 
-def _schema_files() -> list[tuple[str, str, Callable[[], dict[str, Any]]]]:
+def _schema_files() -> list[tuple[str, str, Callable[[], JSONObject]]]:
     files = []
     for entry in SCHEMAS.entries():
         package, name = entry.name.split(":", 1)
@@ -78,7 +78,7 @@ def _schema_files() -> list[tuple[str, str, Callable[[], dict[str, Any]]]]:
     return files
 
 
-def schema_text(schema: dict[str, Any]) -> str:
+def schema_text(schema: JSONObject) -> str:
     return json.dumps(schema, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -107,6 +107,6 @@ def update_schemas() -> list[Path]:
     return written
 
 
-def load_schema(package: str, name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(schema_path(package, name).read_text(encoding="utf-8"))
+def load_schema(package: str, name: str) -> JSONObject:
+    data: JSONObject = json.loads(schema_path(package, name).read_text(encoding="utf-8"))
     return data

@@ -10,13 +10,13 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
 from compiler import compile_project
 from compiler.compiled_record import reuse_compiled
 from runtime.core.errors import SchemaRouterError
+from runtime.core.json_value import JSONObject
 from runtime.report.console import make_console, pilot_line, print_verdict, status_lines
 from runtime.report.publish import score_and_publish
 from runtime.report.report_data import as_report_data
@@ -47,7 +47,7 @@ def show_status(run_dirs: list[Path], console: Console | None = None) -> bool:
     return not result_set.anomaly_lines()
 
 
-def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DEPS) -> dict[str, Any]:
+def score_runs(paths: ProjectPaths, request: ScoreRequest, deps: RunDeps = NO_DEPS) -> JSONObject:
     """Score one run or merge its shards; print the verdict and return the report."""
     console = deps.console or make_console()
     run_dirs = list(request.run_dirs)

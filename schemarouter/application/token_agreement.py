@@ -20,7 +20,7 @@ import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from runtime.run.store import EpisodeStore
 
@@ -65,6 +65,51 @@ def mode_of(constrained: bool) -> str:
     return "constrained" if constrained else "native"
 
 
+class _Usage(TypedDict, total=False):
+    prompt_tokens: int
+
+
+class _ModelCall(TypedDict, total=False):
+    usage: _Usage | None
+
+
+class TurnJSON(TypedDict, total=False):
+    """The parts of a stored trace's turn (``runtime.engine.trace.TurnRecord`` as JSON) read here."""
+
+    turn: int
+    input_tokens: int
+    model_call: _ModelCall | None
+
+
+class TraceJSON(TypedDict, total=False):
+    """The parts of a stored trace (``EpisodeTrace`` as JSON) read here."""
+
+    task_id: str
+    condition: str
+    catalog: int
+    turns: list[TurnJSON]
+
+
+class Agreement(TypedDict):
+    """How many model turns agree within the tolerance, the ratios' spread and the token totals."""
+
+    turns: int
+    within: int
+    tolerance: list[float]
+    ratio_min: float | None
+    ratio_median: float | None
+    ratio_max: float | None
+    engine_tokens: int
+    server_tokens: int
+    outside: list[str]
+
+
+class ModeAgreement(Agreement):
+    """An ``Agreement`` under one mode (``constrained`` or ``native``)."""
+
+    mode: str
+
+
 @dataclass(frozen=True)
 class TurnTokens:
     label: str
@@ -77,7 +122,7 @@ class TurnTokens:
         return compared_ratio(self.server, self.engine, self.messages)
 
 
-def turn_tokens(traces: Iterable[Mapping[str, Any]]) -> list[TurnTokens]:
+def turn_tokens(traces: Iterable[TraceJSON]) -> list[TurnTokens]:
     """Every model turn that carries the server's usage, beside the engine's count of that prompt."""
     out = []
     for trace in traces:
@@ -95,7 +140,7 @@ def turn_tokens(traces: Iterable[Mapping[str, Any]]) -> list[TurnTokens]:
     return out
 
 
-def agreement(turns: list[TurnTokens], tolerance: Tolerance) -> dict[str, Any]:
+def agreement(turns: list[TurnTokens], tolerance: Tolerance) -> Agreement:
     ratios = [t.ratio for t in turns]
     return {
         "turns": len(turns),
@@ -110,7 +155,7 @@ def agreement(turns: list[TurnTokens], tolerance: Tolerance) -> dict[str, Any]:
     }
 
 
-def run_agreement(run_dir: Path, *, constrained: bool) -> dict[str, Any]:
+def run_agreement(run_dir: Path, *, constrained: bool) -> ModeAgreement:
     """The agreement over every committed episode of a run directory."""
     with EpisodeStore(run_dir, readonly=True) as store:
         traces = [json.loads(store.read_trace(k) or "{}") for k in sorted(store.committed_keys())]
@@ -118,7 +163,7 @@ def run_agreement(run_dir: Path, *, constrained: bool) -> dict[str, Any]:
     return {"mode": mode, **agreement(turn_tokens(traces), TOLERANCES[mode])}
 
 
-def agreement_line(summary: Mapping[str, Any]) -> str:
+def agreement_line(summary: ModeAgreement) -> str:
     low, high = summary["tolerance"]
     return (
         f"token agreement ({summary['mode']}): {summary['within']} of {summary['turns']} turns within "

@@ -12,6 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
+from runtime.core.json_value import JSONScalar
+
 BaseUrlOpt = Annotated[
     str | None, typer.Option(help="openai agent: the server's base URL (default: spec/agent.yaml).")
 ]
@@ -98,7 +100,9 @@ MODEL_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
 )
 
 
-def model_options(params: dict[str, Any], *, default_cache: Path, project_root: Path) -> dict[str, Any]:
+def model_options(
+    params: dict[str, Any], *, default_cache: Path, project_root: Path
+) -> dict[str, JSONScalar]:
     """The MODEL_OPTIONS of a command's parsed ``params`` as the agent's options (None: agent.yaml's);
     a ``--model-cache`` the user names passes the output guard (it is a file sr writes)."""
     from schemarouter.output_guard import output_guard
