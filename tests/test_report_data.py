@@ -41,4 +41,3 @@ def test_every_model_of_report_model_has_its_typeddict() -> None:
         if isinstance(v, type) and issubclass(v, BaseModel) and v.__module__ == model.__name__
     }
     assert models == {m for _, m in PAIRS}
-
