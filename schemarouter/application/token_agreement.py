@@ -15,13 +15,13 @@ own text, with the engine's count.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
+from runtime.engine.trace import EpisodeTrace, read_trace
 from runtime.run.store import EpisodeStore
 
 TEMPLATE_TOKENS_PER_MESSAGE = 15  # chatml markers in Gemma 3's tokens
@@ -65,31 +65,6 @@ def mode_of(constrained: bool) -> str:
     return "constrained" if constrained else "native"
 
 
-class _Usage(TypedDict, total=False):
-    prompt_tokens: int
-
-
-class _ModelCall(TypedDict, total=False):
-    usage: _Usage | None
-
-
-class TurnJSON(TypedDict, total=False):
-    """The parts of a stored trace's turn (``runtime.engine.trace.TurnRecord`` as JSON) read here."""
-
-    turn: int
-    input_tokens: int
-    model_call: _ModelCall | None
-
-
-class TraceJSON(TypedDict, total=False):
-    """The parts of a stored trace (``EpisodeTrace`` as JSON) read here."""
-
-    task_id: str
-    condition: str
-    catalog: int
-    turns: list[TurnJSON]
-
-
 class Agreement(TypedDict):
     """How many model turns agree within the tolerance, the ratios' spread and the token totals."""
 
@@ -122,21 +97,18 @@ class TurnTokens:
         return compared_ratio(self.server, self.engine, self.messages)
 
 
-def turn_tokens(traces: Iterable[TraceJSON]) -> list[TurnTokens]:
+def turn_tokens(traces: Iterable[EpisodeTrace]) -> list[TurnTokens]:
     """Every model turn that carries the server's usage, beside the engine's count of that prompt."""
     out = []
     for trace in traces:
-        for turn in trace.get("turns") or ():
-            usage = (turn.get("model_call") or {}).get("usage") or {}
-            if isinstance(usage.get("prompt_tokens"), int) and turn.get("input_tokens"):
-                label = (
-                    f"{trace['task_id']} | {trace['condition']} | {trace['catalog']} | turn {turn['turn']}"
-                )
+        for turn in trace.turns:
+            usage = (turn.model_call or {}).get("usage")
+            server = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+            if isinstance(server, int) and turn.input_tokens:
+                label = f"{trace.task_id} | {trace.condition} | {trace.catalog} | turn {turn.turn}"
                 # System, user, and two messages (call, result) for every earlier turn of the episode.
-                messages = 2 + 2 * (int(turn["turn"]) - 1)
-                out.append(
-                    TurnTokens(label, int(turn["input_tokens"]), int(usage["prompt_tokens"]), messages)
-                )
+                messages = 2 + 2 * (turn.turn - 1)
+                out.append(TurnTokens(label, turn.input_tokens, server, messages))
     return out
 
 
@@ -158,7 +130,8 @@ def agreement(turns: list[TurnTokens], tolerance: Tolerance) -> Agreement:
 def run_agreement(run_dir: Path, *, constrained: bool) -> ModeAgreement:
     """The agreement over every committed episode of a run directory."""
     with EpisodeStore(run_dir, readonly=True) as store:
-        traces = [json.loads(store.read_trace(k) or "{}") for k in sorted(store.committed_keys())]
+        stored = (store.read_trace(k) for k in sorted(store.committed_keys()))
+        traces = [read_trace(text) for text in stored if text is not None]
     mode = mode_of(constrained)
     return {"mode": mode, **agreement(turn_tokens(traces), TOLERANCES[mode])}
 
