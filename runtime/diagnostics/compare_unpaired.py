@@ -38,7 +38,10 @@ from runtime.scoring.estimates import round_sig
 UNPAIRED_SEED_LABEL = "sr compare unpaired RUN_B"
 
 
-class Interval(TypedDict):
+class ContrastInterval(TypedDict):
+    """A contrast's point and percentile interval as ``sr compare --json`` writes it (the in-memory
+    interval is ``runtime.scoring.bootstrap.Interval``)."""
+
     point: float | None
     ci_low: float | None
     ci_high: float | None
@@ -48,9 +51,9 @@ class Interval(TypedDict):
 class Contrasts(TypedDict):
     """One metric at one catalog: each run's treatment - comparator contrast, and B - A of them."""
 
-    a: Interval
-    b: Interval
-    b_minus_a: Interval
+    a: ContrastInterval
+    b: ContrastInterval
+    b_minus_a: ContrastInterval
 
 
 class UnpairedBootstrap(TypedDict):
@@ -124,7 +127,7 @@ def _contrast(
     return point_t - point_c, resampled_t - resampled_c
 
 
-def _interval(point: float, resampled: FloatArray, percentiles: tuple[float, float]) -> Interval:
+def _interval(point: float, resampled: FloatArray, percentiles: tuple[float, float]) -> ContrastInterval:
     interval = percentile_interval(point, resampled, percentiles)
     return {
         "point": round_sig(interval.point),
