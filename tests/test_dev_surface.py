@@ -15,11 +15,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from compiler.generate.surface_only import (
-    committed_named_surfaces,
-    load_named_surface,
-    named_surface_out_dir,
-)
+from compiler.generate.surface_names import committed_named_surfaces, named_surface_out_dir
+from compiler.generate.surface_only import load_named_surface
 from compiler.yaml_loader import load_yaml_text
 from runtime.catalog.io import load_catalog
 from runtime.surface import load_surface

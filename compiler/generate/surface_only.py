@@ -36,6 +36,12 @@ from compiler.generate.phrasing import PhrasingError, parse_phrasing
 from compiler.generate.pipeline import _check_queries
 from compiler.generate.sampling import sample_drafts
 from compiler.generate.spec_model import IntentDef, PoolDef
+from compiler.generate.surface_names import (
+    DEV_SURFACE,
+    SURFACES_DIR,
+    named_surface_out_dir,
+    named_surface_spec_dir,
+)
 from compiler.generate.tasks import assemble_task
 from compiler.schema_validation import validate_document
 from runtime.catalog.io import load_catalog_with_digest
@@ -54,11 +60,9 @@ from runtime.documents import (
 )
 from runtime.surface.io import SURFACE_FILE, dump_surface
 from runtime.surface.model import Task
-from schemarouter.project import PROJECT_FILE, ProjectPaths
+from schemarouter.project import ProjectPaths
 
 SURFACE_GENERATOR_VERSION = 1
-SURFACES_DIR = "_surfaces"
-DEV_SURFACE = "dev"
 MANIFEST_FILE = "manifest.json"
 
 
@@ -332,20 +336,6 @@ def surface_differences(out_dir: Path, generated: GeneratedSurface) -> list[str]
 # ---- the named development surface --------------------------------------------------------------
 
 
-def named_surface_spec_dir(root: Path, name: str) -> Path:
-    return root / "spec" / SURFACES_DIR / name
-
-
-def named_surface_out_dir(root: Path, name: str, experiment: str | None) -> Path:
-    if experiment is None:
-        # In the flat layout catalogs/ is the experiment's own (frozen) directory.
-        raise SchemaRouterError(
-            f"surface {name!r}: named surfaces need the experiments layout (a schemarouter.yaml); "
-            "use `sr surface generate --intents FILE --seed N --out DIR`"
-        )
-    return root / "catalogs" / SURFACES_DIR / name / experiment
-
-
 class _SurfaceSeeds(TypedDict):
     surface: int
     world: int
@@ -378,23 +368,6 @@ def load_named_surface(root: Path, name: str = DEV_SURFACE) -> SurfaceSettings:
         tag=surface["task_tag"],
         schema_dir=spec_dir / "schema",
     )
-
-
-def named_surfaces(root: Path) -> list[str]:
-    """The named surfaces of a project: the directories spec/_surfaces/<name>/ with a surface.yaml."""
-    base = root / "spec" / SURFACES_DIR
-    if not (root / PROJECT_FILE).is_file() or not base.is_dir():
-        return []
-    return sorted(p.name for p in base.iterdir() if p.is_dir() and (p / "surface.yaml").is_file())
-
-
-def committed_named_surfaces(project: ProjectPaths) -> list[str]:
-    """The named surfaces with a committed generation for ``project``'s experiment."""
-    return [
-        name
-        for name in named_surfaces(project.root)
-        if (named_surface_out_dir(project.root, name, project.experiment) / SURFACE_FILE).is_file()
-    ]
 
 
 def generate_named(

@@ -88,7 +88,7 @@ class CanaryEpisodes:
 
 def dev_surface_available(paths: ProjectPaths) -> bool:
     """Whether the project defines the development surface (``spec/_surfaces/dev/``, experiments layout)."""
-    from compiler.generate.surface_only import named_surfaces
+    from compiler.generate.surface_names import named_surfaces
 
     return paths.experiment is not None and SURFACE in named_surfaces(paths.root)
 

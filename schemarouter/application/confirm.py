@@ -123,7 +123,7 @@ def _reference_digests(paths: ProjectPaths) -> dict[str, set[str]]:
     references = {
         "the evaluation surface": {task_content_digest(t) for t in load_surface(paths.catalogs_dir)}
     }
-    from compiler.generate.surface_only import named_surfaces
+    from compiler.generate.surface_names import named_surfaces
 
     for name in named_surfaces(paths.root):
         chosen = choose_surface(paths, surface=name, surface_file=None)

@@ -47,12 +47,8 @@ def run_generate(
 def _named_surfaces(project: ProjectPaths, *, check: bool, progress: Progress | None) -> list[str]:
     """The committed named surfaces (spec/_surfaces/<name>/) generated against this experiment's catalogs:
     with ``check`` the files that differ from a fresh generation, else the files rewritten."""
-    from compiler.generate.surface_only import (
-        committed_named_surfaces,
-        generate_named,
-        surface_differences,
-        write_surface,
-    )
+    from compiler.generate.surface_names import committed_named_surfaces
+    from compiler.generate.surface_only import generate_named, surface_differences, write_surface
 
     out: list[str] = []
     for name in committed_named_surfaces(project):

@@ -138,7 +138,7 @@ class Preflight:
 
 
 def has_pilot_surface(paths: ProjectPaths, surface: str = PILOT_SURFACE) -> bool:
-    from compiler.generate.surface_only import named_surfaces
+    from compiler.generate.surface_names import named_surfaces
 
     return surface in named_surfaces(paths.root)
 

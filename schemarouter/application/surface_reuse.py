@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from compiler.generate.stats import Reuse, reuse_stats
-from compiler.generate.surface_only import named_surfaces
+from compiler.generate.surface_names import named_surfaces
 from runtime.surface import load_surface
 from runtime.surface.io import load_surface_file
 from schemarouter.application.surfaces import choose_surface

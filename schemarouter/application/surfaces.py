@@ -88,12 +88,8 @@ def choose_surface(
         return _pilot(paths, file_name, file)
     if surface is None or surface == EVALUATION:
         return ChosenSurface()
-    from compiler.generate.surface_only import (
-        generate_named,
-        named_surface_out_dir,
-        named_surfaces,
-        write_surface,
-    )
+    from compiler.generate.surface_names import named_surface_out_dir, named_surfaces
+    from compiler.generate.surface_only import generate_named, write_surface
 
     known = named_surfaces(paths.root)
     if surface not in known:
