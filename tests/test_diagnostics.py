@@ -396,3 +396,69 @@ def test_a_version_1_trace_gives_the_same_facts(scored: dict[str, Any]) -> None:
     new = episode_facts(read_trace(stored), task, endpoints, ranks=True)
     old = episode_facts(read_trace(v1), task, endpoints, ranks=True)
     assert new == old and new.points and new.refreshes
+
+
+def test_facts_observed_from_the_audits_traces_give_the_diagnosis_reading_the_stored_text_gives(
+    scored: dict[str, Any], tmp_path: Path
+) -> None:
+    """Scoring hands the metrics audit's reading of each trace to ``Diagnoser.observe`` (each trace is
+    parsed once): the section is byte for byte the one the diagnosis computes reading every stored text
+    itself; observed facts are used only for exactly the outcomes diagnosed, in order; a trace of
+    another episode is still refused by the audit, before anything is observed."""
+    import dataclasses
+    import random
+
+    from runtime.diagnostics.build import diagnose, stored_facts
+    from runtime.diagnostics.source import Diagnoser, episode_source
+    from runtime.run.engine_port import EngineAdapter
+    from runtime.run.resultset import load_result_set, read_terminal_outcomes
+    from runtime.scoring.score import DiagnosisInput, score_result_set
+    from runtime.scoring.spec import ScoringSpec
+    from runtime.spec_model import load_compiled, read_lock
+    from schemarouter.application.score import scoring_setup
+
+    paths, run_dir = scored["paths"], scored["run_dir"]
+    compiled = load_compiled(paths.compiled_manifest)
+    audit = EngineAdapter().metrics_audit(scoring_setup(paths, compiled, [run_dir]))
+    source = episode_source(audit)
+    lock = read_lock(paths.lock_file)
+    assert source is not None and lock is not None
+    spec, result_set = ScoringSpec.from_compiled(compiled), load_result_set([run_dir])
+
+    def score(out: str, *, observing: bool) -> tuple[bytes, Diagnoser]:
+        diagnoser = Diagnoser(source, compiled)
+        score_result_set(
+            result_set,
+            spec=spec,
+            current_freeze_hash=lock.root.digest,
+            out_dir=tmp_path / out,
+            audit=audit,
+            diagnose=diagnoser,
+            observe=diagnoser.observe if observing else None,
+        )
+        return (tmp_path / out / "report.json").read_bytes(), diagnoser
+
+    (observed, diagnoser), (read, _) = score("observed", observing=True), score("read", observing=False)
+    assert observed == read
+    assert json.loads(observed)["diagnostics"] == scored["report"]["diagnostics"]
+
+    outcomes = read_terminal_outcomes(result_set, with_traces=True)
+    layout = task_layout(result_set.scope.tasks, strata=spec.strata, languages=spec.languages)
+
+    def given(chosen: list[Any]) -> DiagnosisInput:
+        counts = resample_counts(resample_indices(layout, iterations=10, seed=1), layout.n)
+        return DiagnosisInput(
+            spec=spec, scope=result_set.scope, outcomes=chosen, rows=[], layout=layout, counts=counts
+        )
+
+    assert diagnoser._observed_facts(given(outcomes)) == stored_facts(given(outcomes), source)
+    rng = random.Random(20261203)  # any other list of outcomes: the observed facts are not used
+    shuffled = rng.sample(outcomes, len(outcomes))
+    assert diagnoser._observed_facts(given(shuffled)) is None
+    assert diagnoser._observed_facts(given(outcomes[:-1])) is None
+    with pytest.raises(ValueError, match="handed in for"):
+        diagnose(given(outcomes[:-1]), source, None, facts=stored_facts(given(outcomes), source))
+
+    stray = dataclasses.replace(outcomes[0], trace_json=outcomes[1].trace_json)
+    with pytest.raises(SchemaRouterError, match="belongs to"):
+        audit(stray)

@@ -1,8 +1,10 @@
 """report.json's ``diagnostics`` section, from the stored traces of a scored set (README.md beside this).
 
 ``diagnose`` is what scoring calls (``runtime.scoring.score.Diagnose``) once every trace has passed
-the metrics audit: it reads each stored trace with ``read_trace``, derives its facts
-(``episode_facts``), and aggregates them with the scoring's own resample counts.
+the metrics audit: it derives each episode's facts (``trace_facts``: ``episode_facts`` of the trace
+read with ``read_trace``) and aggregates them with the scoring's own resample counts. Facts derived
+while the audit went (``Diagnoser.observe`` in ``source.py``, from the audit's own reading of each
+trace) are handed in as ``facts``; without them each stored trace is read here.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from runtime.diagnostics.causes import CAUSE_IDS, CAUSES
 from runtime.diagnostics.episode_facts import TRANSITIONS, EpisodeFacts, episode_facts
 from runtime.diagnostics.intervals import RatioColumns
 from runtime.diagnostics.key_names import KeyNameProbe
-from runtime.engine.trace import read_trace
+from runtime.engine.trace import EpisodeTrace, read_trace
 from runtime.scoring.score import DiagnosisInput
+from runtime.scoring.spec import ScoringSpec
 from runtime.surface.model import Task
 
 DIAGNOSTICS_VERSION = 1
@@ -50,29 +53,48 @@ class Diagnosis:
     facts: tuple[EpisodeFacts, ...]
 
 
+def recall_conditions(spec: ScoringSpec) -> frozenset[str]:
+    """The conditions Recall@5 applies to (none when the experiment has no such metric)."""
+    return frozenset(spec.metric(RECALL_METRIC).applies_to) if _has(spec, RECALL_METRIC) else frozenset()
+
+
+def trace_facts(trace: EpisodeTrace, source: EpisodeSource, recall_applies: frozenset[str]) -> EpisodeFacts:
+    """One episode's facts, from its trace as read (``read_trace``) and its frozen task and catalog."""
+    return episode_facts(
+        trace,
+        source.tasks[trace.task_id],
+        source.routes[trace.catalog].by_route,
+        ranks=trace.condition in recall_applies,
+    )
+
+
+def stored_facts(inp: DiagnosisInput, source: EpisodeSource) -> list[EpisodeFacts]:
+    """Every outcome's facts, in order, each stored trace read here."""
+    recall_applies = recall_conditions(inp.spec)
+    facts = []
+    for outcome in inp.outcomes:
+        if outcome.trace_json is None:
+            raise ValueError(f"episode {outcome.key.label()}: no stored trace")
+        facts.append(trace_facts(read_trace(outcome.trace_json), source, recall_applies))
+    return facts
+
+
 def diagnose(
     inp: DiagnosisInput,
     source: EpisodeSource,
     probe: KeyNameProbe | None,
     key_names_not_applicable: str | None = None,
+    facts: Sequence[EpisodeFacts] | None = None,
 ) -> Diagnosis:
     """``key_names_not_applicable``: why the key-name kinds do not apply to the experiment's strategy
-    (None: they apply, and ``probe`` computes them)."""
+    (None: they apply, and ``probe`` computes them). ``facts``: each outcome's ``trace_facts``, in the
+    order of ``inp.outcomes``, when already derived (None: ``stored_facts`` reads every trace)."""
     spec = inp.spec
-    recall_applies = set(spec.metric(RECALL_METRIC).applies_to) if _has(spec, RECALL_METRIC) else set()
-    facts = []
-    for outcome in inp.outcomes:
-        if outcome.trace_json is None:
-            raise ValueError(f"episode {outcome.key.label()}: no stored trace")
-        trace = read_trace(outcome.trace_json)
-        facts.append(
-            episode_facts(
-                trace,
-                source.tasks[trace.task_id],
-                source.routes[trace.catalog].by_route,
-                ranks=trace.condition in recall_applies,
-            )
-        )
+    recall_applies = recall_conditions(spec)
+    if facts is None:
+        facts = stored_facts(inp, source)
+    elif len(facts) != len(inp.outcomes):
+        raise ValueError(f"facts of {len(facts)} episodes handed in for {len(inp.outcomes)} outcomes")
     conditions, catalogs = list(inp.scope.conditions), list(inp.scope.catalogs)
     percentiles = spec.bootstrap.percentiles()
     section = {
@@ -97,7 +119,7 @@ def _recall(
     inp: DiagnosisInput,
     conditions: list[str],
     catalogs: list[int],
-    applies: set[str],
+    applies: frozenset[str],
     percentiles: tuple[float, float],
 ) -> dict[str, Any]:
     spec = inp.spec

@@ -6,6 +6,9 @@ Scoring never trusts the metrics alone: ``MetricsAudit`` recomputes every episod
 episode whose stored metrics differ (``task_pass=1`` written into a failed episode's row, say), or
 whose trace belongs to another episode. Only the wall latency is taken as stored: it is measured, not
 derived.
+
+It returns the trace it read and checked, so that scoring hands the very object on to the diagnostics
+(``runtime.scoring.score.DiagnosisInput.traces``): each stored trace is parsed once per scoring.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from runtime.catalog.io import load_catalog
 from runtime.catalog.model import Endpoint
 from runtime.core.errors import SchemaRouterError
 from runtime.engine.metrics import episode_metrics
-from runtime.engine.trace import read_trace
+from runtime.engine.trace import EpisodeTrace, read_trace
 from runtime.run.engine_port import WALL_LATENCY_METRIC
 from runtime.run.store import EpisodeOutcome
 from runtime.spec_model import CompiledSpec
@@ -61,7 +64,9 @@ class MetricsAudit:
             metric_ids=tuple(m.id for m in compiled.metrics),
         )
 
-    def __call__(self, outcome: EpisodeOutcome) -> None:
+    def __call__(self, outcome: EpisodeOutcome) -> EpisodeTrace:
+        """The outcome's stored trace, read and checked: it belongs to the outcome's episode, and the
+        metrics recomputed from it are the stored ones (else SchemaRouterError naming the episode)."""
         key = outcome.key
         where = f"episode {key.label()}"
         if outcome.trace_json is None:
@@ -102,6 +107,7 @@ class MetricsAudit:
                 f"({first}: stored {stored.get(first)!r}, recomputed {recomputed.get(first)!r}"
                 f"{f'; {len(differing) - 1} more' if len(differing) > 1 else ''}); refusing to score"
             )
+        return trace
 
 
 def _reason(err: Exception) -> str:

@@ -70,6 +70,7 @@ def score_and_publish(
             audit=audit,
             on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
             diagnose=diagnoser,
+            observe=None if diagnoser is None else diagnoser.observe,
         )
         render_report(
             out_dir,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Protocol, SupportsFloat, SupportsInt
 from runtime.core.json_value import JSONValue
 
 if TYPE_CHECKING:
+    from runtime.engine.trace import EpisodeTrace
     from runtime.run.store import EpisodeOutcome
     from runtime.spec_model import CompiledSpec
 
@@ -108,9 +109,10 @@ class EpisodeEngine(Protocol):
         engine that supports repeated trials accepts as a keyword."""
         ...
 
-    def metrics_audit(self, setup: EngineSetup) -> Callable[[EpisodeOutcome], None]:
+    def metrics_audit(self, setup: EngineSetup) -> Callable[[EpisodeOutcome], EpisodeTrace | None]:
         """What scoring calls with each stored outcome (trace included): recompute its metrics from the
-        trace and raise SchemaRouterError on a mismatch."""
+        trace and raise SchemaRouterError on a mismatch; it may return the trace it read and checked
+        (scoring hands it on to the diagnostics, which then do not read it again), or None."""
         ...
 
 
@@ -133,7 +135,7 @@ class EngineAdapter:
         )
         return LoadedEngine(resources=resources, tasks=resources.tasks)
 
-    def metrics_audit(self, setup: EngineSetup) -> Callable[[EpisodeOutcome], None]:
+    def metrics_audit(self, setup: EngineSetup) -> Callable[[EpisodeOutcome], EpisodeTrace | None]:
         from runtime.engine.metrics_audit import MetricsAudit
 
         compiled, catalogs_dir = setup.require()

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from runtime.core.errors import SchemaRouterError
 from runtime.core.json_value import JSONObject
@@ -50,12 +50,21 @@ from runtime.scoring.report_json import (
 from runtime.scoring.spec import ScoringSpec
 from runtime.scoring.success_gate import GateResult, evaluate_gate
 
+if TYPE_CHECKING:
+    from runtime.engine.trace import EpisodeTrace
+
 SCORING_FILE = "scoring.json"
 
 
 # Recomputes one episode's metrics from its stored trace and raises SchemaRouterError on a mismatch
 # (runtime/engine/metrics_audit.py for the real engine; the run package's engine port hands it out).
-OutcomeAudit = Callable[[EpisodeOutcome], None]
+# It returns the trace it read and checked, or None (a fake engine's audit).
+OutcomeAudit = Callable[[EpisodeOutcome], "EpisodeTrace | None"]
+
+# Sees each audited outcome with the trace the audit read, as the audit goes (one pass, nothing held
+# but what the observer keeps): the diagnosis derives its per-episode facts here instead of parsing
+# every stored trace a second time (runtime/diagnostics/source.py ``Diagnoser.observe``).
+TraceObserver = Callable[[EpisodeOutcome, "EpisodeTrace"], None]
 
 
 @dataclass(frozen=True)
@@ -158,14 +167,18 @@ def score_result_set(
     audit: OutcomeAudit,
     on_scoring_started: Callable[[str], None] | None = None,
     diagnose: Diagnose | None = None,
+    observe: TraceObserver | None = None,
 ) -> ScoreResult:
     """Steps 1-5: the scoring of record. ``audit`` recomputes each episode's metrics from its stored
-    trace and raises on a mismatch: no stored outcome is scored on its own word. ``diagnose`` (after
-    the audit) computes report.json's ``diagnostics`` from the same traces and bootstrap."""
+    trace and raises on a mismatch: no stored outcome is scored on its own word. ``observe`` sees each
+    outcome with the trace the audit returned, right after it passed; ``diagnose`` (after every audit)
+    computes report.json's ``diagnostics`` from the same traces and bootstrap."""
     check_scoreable(result_set, current_freeze_hash=current_freeze_hash)
     outcomes = read_terminal_outcomes(result_set, with_traces=True)
     for outcome in outcomes:
-        audit(outcome)
+        trace = audit(outcome)
+        if observe is not None and trace is not None:
+            observe(outcome, trace)
     pilot = result_set.dirs[0].manifest.pilot
     if on_scoring_started is not None and not pilot:  # a pilot is never scoring of record
         on_scoring_started("+".join(sorted(d.manifest.run_id for d in result_set.dirs)))
