@@ -102,3 +102,27 @@ def test_our_own_modules_are_never_attributed_to_a_plugin(
     monkeypatch.syspath_prepend(str(tmp_path))
     assert registry.entry("bolt").origin.distribution == Distribution("sr-widgets-demo", "1.2.3")
     assert registry.entry("builtin_like").origin.distribution is None
+
+
+def test_the_kinds_share_one_scan_of_the_installed_entry_points(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One scan serves every group, with exactly the points a scan of that group alone finds; a
+    distribution installed into a directory of sys.path after the scan is found (its time changed)."""
+    from importlib import metadata
+
+    from runtime.core import registry as registry_module
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    groups = [f"schemarouter.{kind}" for kind in ("strategies", "agents", "metrics", "policies")]
+    groups += ["schemarouter.statistics", "schemarouter.executors", "console_scripts", "test_late"]
+    for group in groups:
+        assert registry_module._entry_points(group) == sorted(
+            metadata.entry_points(group=group),
+            key=lambda p: (p.name, p.dist.name if p.dist is not None else "", p.value),
+        ), group
+    scan = registry_module._installed_entry_points()
+    assert registry_module._installed_entry_points() is scan  # nothing changed: the same scan
+    assert registry_module._entry_points("test_late") == []
+    _fake_distribution(tmp_path, "test_late", "late", "sr_widgets_late_mod", "x = 1\n")
+    assert [p.name for p in registry_module._entry_points("test_late")] == ["late"]

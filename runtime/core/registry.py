@@ -12,7 +12,10 @@ exporters, report sections, ...) owns one :class:`Registry` and a thin decorator
   (``schemarouter.strategies``, ...), sorted by name then distribution. An entry point names a module
   (``name = "package.module"``); importing it registers its parts with the kind's decorator, and it
   must register one under the entry point's name. A part registered while its entry point loads is
-  recorded with the entry point's distribution name and version (:class:`Origin`).
+  recorded with the entry point's distribution name and version (:class:`Origin`). The installed
+  entry points are scanned once for every kind (``_installed_entry_points``), again only when
+  ``sys.path`` or the modification time of one of its directories changed (a package installed or
+  a directory added since).
 * **lookup**: an unknown name is one line naming the kind and every known name.
 
 Order is part of determinism: :meth:`Registry.entries` keeps registration order (built-ins first),
@@ -22,11 +25,13 @@ Order is part of determinism: :meth:`Registry.entries` keeps registration order 
 from __future__ import annotations
 
 import contextvars
+import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from runtime.core.discovery import import_modules
 from runtime.core.errors import SchemaRouterError
@@ -196,8 +201,40 @@ def _loading(distribution: Distribution | None) -> Iterator[None]:
         _LOADING.reset(token)
 
 
+class _EntryPointScan(Protocol):
+    """What ``metadata.entry_points()`` returns (``SelectableGroups`` on 3.11, ``EntryPoints`` later)."""
+
+    def select(self, *, group: str) -> Iterable[metadata.EntryPoint]: ...
+
+
+# sys.path with each directory's modification time -> every installed entry point, of every group
+_SCANNED: tuple[tuple[tuple[str, int], ...], _EntryPointScan] | None = None
+
+
+def _path_state() -> tuple[tuple[str, int], ...]:
+    """``sys.path`` and the modification time of each of its directories (-1: none there): installing or
+    removing a distribution in one of them changes its time."""
+    state = []
+    for entry in sys.path:
+        try:
+            state.append((entry, os.stat(entry or ".").st_mtime_ns))
+        except OSError:
+            state.append((entry, -1))
+    return tuple(state)
+
+
+def _installed_entry_points() -> _EntryPointScan:
+    """Every installed entry point: ``metadata.entry_points()`` reads every distribution's metadata, so
+    the kinds share one scan (eight kinds read the installed packages once, not eight times)."""
+    global _SCANNED
+    state = _path_state()
+    if _SCANNED is None or _SCANNED[0] != state:
+        _SCANNED = (state, metadata.entry_points())
+    return _SCANNED[1]
+
+
 def _entry_points(group: str) -> list[metadata.EntryPoint]:
-    points = metadata.entry_points(group=group)
+    points = _installed_entry_points().select(group=group)  # as metadata.entry_points(group=group)
     return sorted(points, key=lambda p: (p.name, p.dist.name if p.dist is not None else "", p.value))
 
 
