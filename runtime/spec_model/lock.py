@@ -178,24 +178,55 @@ def content_digest(data: JSONObject) -> Digest:
 
 def read_lock_data(path: Path, *, display: str) -> dict[str, Any] | None:
     """The lock's parsed JSON (any version), or None if there is none."""
+    raw = _lock_bytes(path, display=display)
+    return None if raw is None else _lock_data(raw, display=display)
+
+
+def _lock_bytes(path: Path, *, display: str) -> bytes | None:
     if not path.exists():
         return None
     try:
-        data = safe_json.loads(path.read_bytes())
-    except (OSError, ValueError) as err:
+        return path.read_bytes()
+    except OSError as err:
+        raise SchemaRouterError(safe_json.describe(display, err, "cannot read the freeze lock")) from None
+
+
+def _lock_data(raw: bytes, *, display: str) -> dict[str, Any]:
+    try:
+        data = safe_json.loads(raw)
+    except ValueError as err:
         raise SchemaRouterError(safe_json.describe(display, err, "cannot read the freeze lock")) from None
     if not isinstance(data, dict):
         raise SchemaRouterError(f"{display}: corrupt freeze lock: not a JSON object")
     return data
 
 
+# The last lock read: its exact bytes, whether its digest was checked, and the lock they validated to.
+# One ``sr run`` reads the same unchanged lock four times (the freeze check, the code check, scoring,
+# the scoring record); the same bytes validate to the same (frozen) lock, so only a lock whose bytes
+# differ from the last valid one is parsed and checked again. Only a valid lock is remembered.
+_LAST_READ: tuple[bytes, bool, FreezeLock] | None = None
+
+
 def read_lock(
     path: Path, *, display: str = "spec/freeze.lock", check_digest: bool = True
 ) -> FreezeLock | None:
     """The lock at ``path``, or None if there is none. A corrupt or hand-edited lock is an error."""
-    data = read_lock_data(path, display=display)
-    if data is None:
+    global _LAST_READ
+    raw = _lock_bytes(path, display=display)
+    if raw is None:
         return None
+    last = _LAST_READ
+    if last is not None and last[0] == raw and (last[1] or not check_digest):
+        return last[2]
+    lock = _validated_lock(_lock_data(raw, display=display), display=display, check_digest=check_digest)
+    _LAST_READ = (raw, check_digest, lock)
+    return lock
+
+
+def _validated_lock(data: dict[str, Any], *, display: str, check_digest: bool) -> FreezeLock:
+    """The lock ``data`` holds, refusing another version, a corrupt lock and (``check_digest``) a lock
+    whose digest does not match its content."""
     version = data.get("lock_version")
     if version == 1:
         raise SchemaRouterError(
