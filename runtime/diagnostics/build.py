@@ -124,30 +124,10 @@ def _recall(
 ) -> dict[str, Any]:
     spec = inp.spec
     columns = RatioColumns(inp.layout)
-    groups: dict[tuple[str, int], list[EpisodeFacts]] = {}
-    for f in facts:
-        groups.setdefault((f.condition, f.catalog), []).append(f)
     plan: list[tuple[str, int]] = [(c, k) for k in catalogs for c in conditions if c in applies]
     strata = [s for s in spec.strata if any(f.stratum == s for f in facts)]
     languages = [lang for lang in spec.languages if any(f.language == lang for f in facts)]
-    for condition, catalog in plan:
-        episodes = groups.get((condition, catalog), [])
-
-        def add(name: str, keep: Any, episodes: list[EpisodeFacts] = episodes) -> None:
-            values = []
-            for f in episodes:
-                points = [p for p in f.points if keep(f, p)]
-                values.append((f.task_id, float(sum(p.hit for p in points)), float(len(points))))
-            columns.add(name, values)
-
-        base = f"{condition}|{catalog}"
-        add(f"{base}|all", lambda f, p: True)
-        for kind in TRANSITIONS:
-            add(f"{base}|after|{kind}", lambda f, p, kind=kind: p.after == kind)
-        for stratum in strata:
-            add(f"{base}|stratum|{stratum}", lambda f, p, s=stratum: f.stratum == s)
-        for language in languages:
-            add(f"{base}|language|{language}", lambda f, p, lang=language: f.language == lang)
+    _recall_columns(columns, facts, plan, strata, languages)
     values = columns.intervals(inp.counts, percentiles)
     by_condition: dict[str, dict[str, Any]] = {}
     for condition, catalog in plan:
@@ -168,6 +148,38 @@ def _recall(
         "by language; intervals from the experiment's bootstrap (the scoring's own resamples)",
         "by_condition": by_condition,
     }
+
+
+def _recall_columns(
+    columns: RatioColumns,
+    facts: Sequence[EpisodeFacts],
+    plan: list[tuple[str, int]],
+    strata: list[str],
+    languages: list[str],
+) -> None:
+    """One ratio column (hits / decision points per task) for each condition x catalog of ``plan``:
+    all points, after each transition, per stratum, per language."""
+    groups: dict[tuple[str, int], list[EpisodeFacts]] = {}
+    for f in facts:
+        groups.setdefault((f.condition, f.catalog), []).append(f)
+    for condition, catalog in plan:
+        episodes = groups.get((condition, catalog), [])
+
+        def add(name: str, keep: Any, episodes: list[EpisodeFacts] = episodes) -> None:
+            values = []
+            for f in episodes:
+                points = [p for p in f.points if keep(f, p)]
+                values.append((f.task_id, float(sum(p.hit for p in points)), float(len(points))))
+            columns.add(name, values)
+
+        base = f"{condition}|{catalog}"
+        add(f"{base}|all", lambda f, p: True)
+        for kind in TRANSITIONS:
+            add(f"{base}|after|{kind}", lambda f, p, kind=kind: p.after == kind)
+        for stratum in strata:
+            add(f"{base}|stratum|{stratum}", lambda f, p, s=stratum: f.stratum == s)
+        for language in languages:
+            add(f"{base}|language|{language}", lambda f, p, lang=language: f.language == lang)
 
 
 def _taxonomy(facts: Sequence[EpisodeFacts], conditions: list[str], catalogs: list[int]) -> dict[str, Any]:

@@ -59,28 +59,9 @@ def score_and_publish(
     spec = ScoringSpec.from_compiled(compiled)
     drawing = PlotJob(out_dir, spec, svg=svg) if plots else None  # its children import matplotlib meanwhile
     try:
-        lock = read_lock(paths.lock_file, display=paths.lock_display)
-        source = episode_source(audit)
-        diagnoser = Diagnoser(source, compiled, key_free) if source is not None else None
-        result = score_result_set(
-            load_result_set(run_dirs),
-            spec=spec,
-            current_freeze_hash=None if lock is None else lock.root.digest,
-            out_dir=out_dir,
-            audit=audit,
-            on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
-            diagnose=diagnoser,
-            observe=None if diagnoser is None else diagnoser.observe,
+        result = _score_and_render(
+            run_dirs, spec, compiled=compiled, paths=paths, out_dir=out_dir, audit=audit, key_free=key_free
         )
-        render_report(
-            out_dir,
-            spec,
-            plots=False,
-            lineage=lineage_of(compiled),
-            retrievers=own_retrievers(compiled),
-        )
-        if diagnoser is not None and diagnoser.result is not None:
-            write_html(out_dir, as_report_data(result.report), diagnoser.result.facts, diagnoser.traces)
     except BaseException:
         if drawing is not None:
             drawing.cancel()
@@ -106,6 +87,43 @@ def own_retrievers(compiled: CompiledSpec) -> dict[str, str] | None:
         for c in compiled.conditions
         if c.retrieval_query != "none"
     }
+
+
+def _score_and_render(
+    run_dirs: list[Path],
+    spec: ScoringSpec,
+    *,
+    compiled: CompiledSpec,
+    paths: LockLocation,
+    out_dir: Path,
+    audit: OutcomeAudit,
+    key_free: Mapping[tuple[int, str], tuple[str, ...]] | None,
+) -> ScoreResult:
+    """The scoring with its diagnosis (each audited trace observed once), then report.md and, with
+    diagnostics, report.html: everything of ``score_and_publish`` but the plots."""
+    lock = read_lock(paths.lock_file, display=paths.lock_display)
+    source = episode_source(audit)
+    diagnoser = Diagnoser(source, compiled, key_free) if source is not None else None
+    result = score_result_set(
+        load_result_set(run_dirs),
+        spec=spec,
+        current_freeze_hash=None if lock is None else lock.root.digest,
+        out_dir=out_dir,
+        audit=audit,
+        on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
+        diagnose=diagnoser,
+        observe=None if diagnoser is None else diagnoser.observe,
+    )
+    render_report(
+        out_dir,
+        spec,
+        plots=False,
+        lineage=lineage_of(compiled),
+        retrievers=own_retrievers(compiled),
+    )
+    if diagnoser is not None and diagnoser.result is not None:
+        write_html(out_dir, as_report_data(result.report), diagnoser.result.facts, diagnoser.traces)
+    return result
 
 
 def render_report(
