@@ -19,6 +19,7 @@ from runtime.catalog.io import catalog_digest, load_catalog_with_digest
 from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
 from runtime.core.json_value import JSONValue
+from runtime.engine.metrics import RegisteredMetric, metrics_named
 from runtime.prompt import ExposedTools, ToolSchemas
 from runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
 from runtime.retrieval.index import RetrievalIndex
@@ -158,6 +159,15 @@ class EngineResources:
         )
         self._conditions = {c.id: c for c in compiled.conditions}
         self.metric_ids = tuple(m.id for m in compiled.metrics)  # computed: these, in spec order
+        self._metrics: tuple[RegisteredMetric, ...] | None = None
+
+    def metrics(self) -> tuple[RegisteredMetric, ...]:
+        """The registered metrics of ``metric_ids``, in spec order: resolved at the first episode (a
+        missing implementation is refused there, as before), then once for every episode of these
+        resources (one compiled experiment: its metric IDs cannot change)."""
+        if self._metrics is None:
+            self._metrics = metrics_named(self.metric_ids)
+        return self._metrics
 
     @classmethod
     def load(
