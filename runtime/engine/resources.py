@@ -20,6 +20,7 @@ from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
 from runtime.core.json_value import JSONValue
 from runtime.engine.metrics import RegisteredMetric, metrics_named
+from runtime.engine.query_rankings import MemoizedQueryRankings
 from runtime.prompt import ExposedTools, ToolSchemas
 from runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
 from runtime.retrieval.index import RetrievalIndex
@@ -81,7 +82,7 @@ class CatalogResources:
         strategy = build_from_spec(retriever_spec, catalog, index=index, cache_dir=cache_dir)
         return cls(
             catalog=catalog,
-            static_retriever=StaticRetriever(strategy),
+            static_retriever=StaticRetriever(MemoizedQueryRankings(strategy)),
             state_aware_retriever=StateAwareRetriever(strategy, state_contract),
             digest=digest,
             retriever_spec=retriever_spec,
@@ -106,7 +107,7 @@ class CatalogResources:
             )
             strategy = build_from_spec(spec, self.catalog, cache_dir=self.cache_dir)
             self._own[key] = (
-                StaticRetriever(strategy),
+                StaticRetriever(MemoizedQueryRankings(strategy)),
                 StateAwareRetriever(strategy, self.state_contract),
             )
         return self._own[key]
