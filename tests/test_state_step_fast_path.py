@@ -116,8 +116,12 @@ def test_a_hostile_field_is_refused_where_it_enters() -> None:
     hostile = ObservedField.model_validate(
         {"name": "gold_next_route", "semantic_id": "geo.latitude", "json_type": "number", "value": 1}
     )
-    with pytest.raises(ContractViolation, match="gold_next_route_id"):
-        state.after_result(ToolResult(route_id=ROUTES[1], status="ok", fields=(hostile,)))
+    result = ToolResult(route_id=ROUTES[1], status="ok", fields=(hostile,))
+    # Named at its index in the whole set, after the field name the state already holds.
+    with pytest.raises(ContractViolation, match=r"observed_field_names\[1\].*gold_next_route_id"):
+        state.after_result(result)
+    with pytest.raises(ContractViolation, match=r"observed_field_names\[1\].*gold_next_route_id"):
+        _validating(state, lambda f, v: f.source.on_result(v, result))
     with pytest.raises(ContractViolation):
         state.after_blocked("SR-5-STATE-AWARE", "UNEXPOSED")
 

@@ -283,11 +283,22 @@ def _guarded_step(
     _check_set_sizes(data, layout)
     reject_forbidden(data)
     values = tuple(
-        f.kind.check(raw[i], f.name, f.source.noun) if i in changed else checked[i]
-        for i, f in enumerate(fields)
+        _checked_field(f, checked[i], raw[i]) if i in changed else checked[i] for i, f in enumerate(fields)
     )
     _check_together(layout, values)
     return values
+
+
+def _checked_field(f: StateField, old: StateValue, new: RawValue) -> StateValue:
+    """``new`` checked as ``_guarded`` checks it; a set that extends ``old`` by new items (the same item
+    objects first, as an accumulating source derives it) has only those items checked."""
+    if f.kind.shape == "set" and type(old) is tuple and type(new) is tuple and _extends(new, old):
+        return f.kind.check_extension(old, new, f.name)
+    return f.kind.check(new, f.name, f.source.noun)
+
+
+def _extends(new: tuple[RawValue, ...], old: tuple[StateValue, ...]) -> bool:
+    return len(new) >= len(old) and all(a is b for a, b in zip(new, old, strict=False))
 
 
 def _unchanged(old: StateValue, new: RawValue) -> bool:
