@@ -249,18 +249,26 @@ def test_a_registered_html_section_takes_its_place_in_the_page_and_its_navigatio
     scratch(monkeypatch, registry.HTML_SECTIONS)
 
     @registry.html_section("verdict-note", order=15, title="Notes <on> the verdict", nav="Notes")
-    def _notes(report: dict[str, Any]) -> str:
-        return f"<p>{len(report['gate']['by_catalog'])} catalog sizes</p>"
+    def _notes(ctx: registry.HtmlContext) -> str:
+        return f"<p>{len(ctx.report['gate']['by_catalog'])} catalog sizes</p>"
 
     page = render_html(scored["report"], [], [])
     ids = [part.split('"', 1)[0] for part in page.split('<section id="')[1:]]
-    assert ids == ["gate", "verdict-note", "breakdowns", "traces"]
+    assert ids == [
+        "gate",
+        "recall-heatmap",
+        "tokens-vs-pass",
+        "difference-heatmap",
+        "verdict-note",
+        "breakdowns",
+        "traces",
+    ]
     assert '<a href="#verdict-note">Notes</a>' in page
     assert "<h2>Notes &lt;on&gt; the verdict</h2>" in page
     assert f"<p>{len(scored['report']['gate']['by_catalog'])} catalog sizes</p>" in page
     twice = r"'gate' is registered twice: by runtime\.report\.html and by test_diagnostics"
     with pytest.raises(SchemaRouterError, match=twice):
-        registry.html_section("gate", order=10, title="Gate")(lambda report: "")
+        registry.html_section("gate", order=10, title="Gate")(lambda ctx: "")
     with pytest.raises(ValueError, match="lowercase letters"):
         registry.html_section("Bad Id", order=1, title="x")
 

@@ -22,10 +22,24 @@ from typing import Any
 
 from runtime.diagnostics.episode_facts import EpisodeFacts
 from runtime.report.explain import diagnostics_tables
-from runtime.report.html_section_registry import html_section, registered_html_sections
+from runtime.report.figure_cells import (
+    FigureInputs,
+    difference_panels,
+    has_gate_arms,
+    recall_conditions,
+    recall_panels,
+    token_points,
+)
+from runtime.report.html_section_registry import HtmlContext, html_section, registered_html_sections
 from runtime.report.intervals_text import FLAG_MARK, fmt_interval
 from runtime.report.numbers import fmt_number
 from runtime.report.report_data import CriterionData, ReportData
+from runtime.report.svg_figures import (
+    difference_scale,
+    heatmap_svg,
+    recall_scale,
+    tokens_vs_pass_svg,
+)
 from runtime.run import jsonio
 
 REPORT_HTML_FILE = "report.html"
@@ -36,13 +50,21 @@ def write_html(
     report: ReportData,
     facts: Sequence[EpisodeFacts],
     traces: Sequence[str | None],
+    figures: FigureInputs | None = None,
 ) -> Path:
     path = out_dir / REPORT_HTML_FILE
-    jsonio.write_text_atomic(path, render_html(report, facts, traces))
+    jsonio.write_text_atomic(path, render_html(report, facts, traces, figures))
     return path
 
 
-def render_html(report: ReportData, facts: Sequence[EpisodeFacts], traces: Sequence[str | None]) -> str:
+def render_html(
+    report: ReportData,
+    facts: Sequence[EpisodeFacts],
+    traces: Sequence[str | None],
+    figures: FigureInputs | None = None,
+) -> str:
+    """The page; ``figures`` (the per-task rows and cell axes) draws the heat maps, which say that they
+    are not drawn without it."""
     episodes = [
         [f.task_id, f.condition, f.catalog, f.stratum, f.language, f.passed, f.cause or ""] for f in facts
     ]
@@ -73,8 +95,9 @@ def render_html(report: ReportData, facts: Sequence[EpisodeFacts], traces: Seque
     verdict_class = {"PASS": "pass", "FAIL": "fail"}.get(gate["verdict"], "na")
     sections = registered_html_sections()
     nav = " ·\n".join(f'<a href="#{s.code}">{html.escape(s.nav)}</a>' for s in sections)
+    context = HtmlContext(report, figures)
     parts = "\n".join(
-        f'<section id="{s.code}"><h2>{html.escape(s.title)}</h2>\n{s.fn(report)}\n</section>'
+        f'<section id="{s.code}"><h2>{html.escape(s.title)}</h2>\n{s.fn(context)}\n</section>'
         for s in sections
     )
     return f"""<!DOCTYPE html>
@@ -103,7 +126,8 @@ def render_html(report: ReportData, facts: Sequence[EpisodeFacts], traces: Seque
 
 
 @html_section("gate", order=10, title="Gate forest", nav="Gate")
-def _gate_section(report: ReportData) -> str:
+def _gate_section(ctx: HtmlContext) -> str:
+    report = ctx.report
     return f"""<p>Each criterion's statistic with its 95% interval at every catalog size; the dashed line
 is the threshold; green passes, red fails. {FLAG_MARK} marks an interval that is not an honest
 interval.</p>
@@ -112,20 +136,76 @@ interval.</p>
 
 
 @html_section("breakdowns", order=20, title="Breakdowns (from the stored traces)", nav="Breakdowns")
-def _breakdowns_section(report: ReportData) -> str:
-    tables = "\n".join(_table_html(t) for t in diagnostics_tables(report))
+def _breakdowns_section(ctx: HtmlContext) -> str:
+    tables = "\n".join(_table_html(t) for t in diagnostics_tables(ctx.report))
     return tables or "<p>No diagnostics in this report.</p>"
 
 
 @html_section("traces", order=30, title="Trace viewer")
-def _traces_section(report: ReportData) -> str:
+def _traces_section(ctx: HtmlContext) -> str:
     """The viewer's frame; report.js fills it from the page's embedded episodes and traces."""
-    del report
+    del ctx
     return """<div id="filters"></div>
 <p id="count"></p>
 <table id="episode-list"><thead><tr><th>task</th><th>condition</th><th>catalog</th><th>stratum</th>
 <th>language</th><th>result</th><th>failure cause</th></tr></thead><tbody></tbody></table>
 <div id="episode"></div>"""
+
+
+_NO_ROWS = "<p>Not drawn: this page was rendered without the run's per-task rows.</p>"
+
+
+@html_section("recall-heatmap", order=12, title="Recall@5 per stratum × language", nav="Recall@5")
+def _recall_section(ctx: HtmlContext) -> str:
+    if ctx.figures is None:
+        return _NO_ROWS
+    conditions = recall_conditions(ctx.report)
+    if not conditions:
+        return "<p>Recall@5 applies to none of the run's conditions.</p>"
+    figure = heatmap_svg(
+        "recall",
+        recall_panels(ctx.report, ctx.figures),
+        (ctx.figures.strata, ctx.figures.languages),
+        len(ctx.report["scope"]["catalogs"]),
+        recall_scale(),
+    )
+    return f"""<p>Next-required-tool Recall@5 (ratio of sums over the cell's decision points) per stratum ×
+language cell, one panel per ranking condition × catalog size; a dash: no decision point.</p>
+<div class="scroll">{figure}</div>"""
+
+
+@html_section("tokens-vs-pass", order=13, title="Schema tokens vs task pass", nav="Tokens vs pass")
+def _tokens_section(ctx: HtmlContext) -> str:
+    scope = ctx.report["scope"]
+    figure = tokens_vs_pass_svg(
+        token_points(ctx.report), scope["conditions"], [str(k) for k in scope["catalogs"]]
+    )
+    return f"""<p>Mean tool-schema tokens per episode (log scale) against task pass, per condition (colour)
+and catalog size (marker), with the 95% intervals of both; hover a point for its numbers.</p>
+<div class="scroll">{figure}</div>"""
+
+
+@html_section(
+    "difference-heatmap", order=14, title="Paired difference per stratum × language", nav="Differences"
+)
+def _difference_section(ctx: HtmlContext) -> str:
+    if ctx.figures is None:
+        return _NO_ROWS
+    gate = ctx.report["gate"]
+    arms = (gate["treatment"], gate["comparator"])
+    if not has_gate_arms(ctx.report):
+        return "<p>The run lacks the treatment or the comparator.</p>"
+    figure = heatmap_svg(
+        "difference",
+        difference_panels(ctx.report, ctx.figures),
+        (ctx.figures.strata, ctx.figures.languages),
+        len(ctx.report["scope"]["catalogs"]),
+        difference_scale(arms),
+    )
+    return f"""<p>{html.escape(arms[0])} − {html.escape(arms[1])} per stratum × language cell (task pass: mean
+of the per-task differences; Recall@5: difference of the ratios of sums), one panel per metric × catalog
+size, on a diverging scale centred on 0; a dash: a missing arm or no pairs.</p>
+<div class="scroll">{figure}</div>"""
 
 
 def _script_json(value: Any) -> str:

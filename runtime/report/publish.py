@@ -19,9 +19,10 @@ from pathlib import Path
 
 from runtime.core.errors import SchemaRouterError
 from runtime.diagnostics.source import Diagnoser, episode_source
+from runtime.report.figure_cells import RECALL_METRIC, FigureInputs
 from runtime.report.html import write_html
 from runtime.report.markdown import REPORT_MD_FILE, render_markdown
-from runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
+from runtime.report.plots import PLOT_FILES, preload, write_plots
 from runtime.report.report_data import as_report_data
 from runtime.retrieval import RetrieverSpec
 from runtime.retrieval.strategy import DEFAULT_STRATEGY
@@ -79,7 +80,10 @@ def score_and_publish(
             retrievers=own_retrievers(compiled),
         )
         if diagnoser is not None and diagnoser.result is not None:
-            write_html(out_dir, as_report_data(result.report), diagnoser.result.facts, diagnoser.traces)
+            figures = figure_inputs(out_dir, spec)
+            write_html(
+                out_dir, as_report_data(result.report), diagnoser.result.facts, diagnoser.traces, figures
+            )
     except BaseException:
         if drawing is not None:
             drawing.cancel()
@@ -126,20 +130,31 @@ def render_report(
         draw_plots(out_dir, spec)
 
 
+def figure_inputs(out_dir: Path, spec: ScoringSpec) -> FigureInputs:
+    """What the cell figures read beside report.json: per_task.jsonl's rows and the spec's cell axes."""
+    recall = spec.metric(RECALL_METRIC)
+    assert recall.numerator is not None and recall.denominator is not None
+    return FigureInputs(
+        jsonio.read_jsonl(out_dir / PER_TASK_FILE),
+        spec.strata,
+        spec.languages,
+        (recall.numerator, recall.denominator),
+    )
+
+
 def draw_plots(
     out_dir: Path, spec: ScoringSpec, only: Collection[str] | None = None, svg: bool = False
 ) -> list[Path]:
     """The PNG plots (``only``: a subset of PLOT_FILES; ``svg``: an SVG beside each) from the JSON files
     scoring wrote in ``out_dir``."""
-    recall = spec.metric(RECALL_METRIC)
-    assert recall.numerator is not None and recall.denominator is not None
+    inputs = figure_inputs(out_dir, spec)
     return write_plots(
         out_dir,
         jsonio.read_json(out_dir / REPORT_FILE),
-        jsonio.read_jsonl(out_dir / PER_TASK_FILE),
-        strata=spec.strata,
-        languages=spec.languages,
-        recall_components=(recall.numerator, recall.denominator),
+        inputs.rows,
+        strata=inputs.strata,
+        languages=inputs.languages,
+        recall_components=inputs.recall_components,
         only=only,
         svg=svg,
     )
