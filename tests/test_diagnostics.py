@@ -196,6 +196,16 @@ def test_report_md_carries_the_diagnostics(scored: dict[str, Any]) -> None:
     assert "## Diagnostics" in text and "after blocked" in text and "Failure taxonomy" in text
 
 
+# Per figure svg of report.html: its box, how many non-empty texts it holds, and those drawn outside it.
+_FIGURE_BOXES = """() => Object.fromEntries([...document.querySelectorAll('svg.figure')].map(svg => {
+  const box = svg.getBoundingClientRect();
+  const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim());
+  const outside = texts.filter(t => { const r = t.getBoundingClientRect();
+    return r.width === 0 || r.left < box.left - 0.5 || r.right > box.right + 0.5
+      || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5; }).map(t => t.textContent);
+  return [svg.id, [box.width, box.height, texts.length, outside]]; }))"""
+
+
 def test_report_html_in_headless_chromium(scored: dict[str, Any]) -> None:
     sync_api = require_module("playwright.sync_api", extra="report")
     chromium = require_executable("chromium", apt="chromium")
@@ -213,6 +223,13 @@ def test_report_html_in_headless_chromium(scored: dict[str, Any]) -> None:
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(page_file.as_uri())
             assert "FAIL" in page.text_content("#verdict")
+            figures = page.evaluate(_FIGURE_BOXES)
+            assert sorted(figures) == ["difference-figure", "recall-figure", "tokens-figure"]
+            for figure_id, (width, height, texts, outside) in figures.items():
+                assert width > 100 and height > 100 and texts > 10, figure_id
+                assert outside == [], (figure_id, outside)  # every label inside its svg
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.locator("#recall-heatmap").screenshot(path=str(ARTIFACTS / "report_html_recall.png"))
             assert page.text_content("#count").startswith("2700 of 2700")
             page.select_option("#filter-condition", "SR-5-STATE-AWARE")
             page.select_option("#filter-catalog", "100")
