@@ -68,30 +68,16 @@ def render_html(
     episodes = [
         [f.task_id, f.condition, f.catalog, f.stratum, f.language, f.passed, f.cause or ""] for f in facts
     ]
-    packed = gzip.compress(
-        ("[" + ",".join(t if t is not None else "null" for t in traces) + "]").encode("utf-8"),
-        compresslevel=6,
-        mtime=0,
-    )
+    packed = _packed_traces(traces)
     gate = report["gate"]
     pilot = report.get("pilot")
     title = f"{'PILOT: ' if pilot else ''}SchemaRouter {report['experiment_id']}: gate {gate['verdict']}"
-    meta = {
-        "conditions": report["scope"]["conditions"],
-        "catalogs": report["scope"]["catalogs"],
-        "causes": [
-            p["code"]
-            for p in (report.get("diagnostics") or {}).get("failure_taxonomy", {}).get("precedence", [])
-        ],
-    }
+    meta = _viewer_meta(report)
     asset = resources.files("runtime.report").joinpath("assets")
     css = asset.joinpath("report.css").read_text(encoding="utf-8")
     js = asset.joinpath("report.js").read_text(encoding="utf-8")
     scope = report["scope"]
-    notes = "" if scope["preregistered"] else "<strong>Sub-scope: not the preregistered verdict.</strong>"
-    if pilot:
-        surface = html.escape(pilot["surface"])
-        notes += f"<strong>PILOT on the {surface} surface: never scoring of record.</strong>"
+    notes = _scope_notes(report)
     verdict_class = {"PASS": "pass", "FAIL": "fail"}.get(gate["verdict"], "na")
     sections = registered_html_sections()
     nav = " ·\n".join(f'<a href="#{s.code}">{html.escape(s.nav)}</a>' for s in sections)
@@ -123,6 +109,41 @@ def render_html(
 <script>{js}</script>
 </body></html>
 """
+
+
+def _packed_traces(traces: Sequence[str | None]) -> bytes:
+    """The stored traces as one gzip-compressed JSON array (no timestamp, so the bytes are the data's)."""
+    return gzip.compress(
+        ("[" + ",".join(t if t is not None else "null" for t in traces) + "]").encode("utf-8"),
+        compresslevel=6,
+        mtime=0,
+    )
+
+
+def _viewer_meta(report: ReportData) -> dict[str, list[str] | list[int]]:
+    """What the trace viewer's filters offer: the scope's conditions and catalogs, the failure causes."""
+    return {
+        "conditions": report["scope"]["conditions"],
+        "catalogs": report["scope"]["catalogs"],
+        "causes": [
+            p["code"]
+            for p in (report.get("diagnostics") or {}).get("failure_taxonomy", {}).get("precedence", [])
+        ],
+    }
+
+
+def _scope_notes(report: ReportData) -> str:
+    """The header's warnings: a sub-scope run, a pilot."""
+    notes = (
+        ""
+        if report["scope"]["preregistered"]
+        else "<strong>Sub-scope: not the preregistered verdict.</strong>"
+    )
+    pilot = report.get("pilot")
+    if pilot:
+        surface = html.escape(pilot["surface"])
+        notes += f"<strong>PILOT on the {surface} surface: never scoring of record.</strong>"
+    return notes
 
 
 @html_section("gate", order=10, title="Gate forest", nav="Gate")
