@@ -15,7 +15,7 @@ import base64
 import gzip
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -271,64 +271,81 @@ def _gate_table(report: ReportData) -> str:
     )
 
 
+_ROW_H, _LABEL_W, _PLOT_W, _PAD = 22, 300, 420, 12
+
+
 def gate_forest_svg(report: ReportData) -> str:
     """One row per criterion x catalog size on the criterion's own axis (inline SVG, labelled)."""
     by_code: dict[str, list[tuple[str, CriterionData]]] = {}
     for catalog, block in report["gate"]["by_catalog"].items():
         for c in block["criteria"]:
             by_code.setdefault(c["code"], []).append((catalog, c))
-    row_h, label_w, plot_w, pad = 22, 300, 420, 12
-    height = sum((len(v) + 2) * row_h for v in by_code.values()) + pad
+    height = sum((len(v) + 2) * _ROW_H for v in by_code.values()) + _PAD
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + plot_w + 140}" height="{height}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_LABEL_W + _PLOT_W + 140}" height="{height}" '
         f'role="img" aria-label="gate forest" class="forest">'
     ]
-    y = pad
+    y = _PAD
     for code, rows in by_code.items():
-        first = rows[0][1]
-        values = [first["threshold"]]
-        for _, c in rows:
-            values += [v for v in (c["ci_low"], c["ci_high"], c["value"]) if v is not None]
-        low, high = min(values), max(values)
-        span = (high - low) or 1.0
-        low, high = low - 0.08 * span, high + 0.08 * span
-
-        def x(v: float, low: float = low, high: float = high) -> float:
-            return label_w + (v - low) / (high - low) * plot_w
-
-        parts.append(
-            f'<text x="4" y="{y + 14}" class="crit">{html.escape(code)} {html.escape(first["metric"])} '
-            f"({html.escape(first['statistic'])} {html.escape(first['operator'])} "
-            f"{html.escape(fmt_number(first['threshold']))})</text>"
-        )
-        y += row_h
-        tx = x(first["threshold"])
-        top = y
-        for catalog, c in rows:
-            color = {True: "#1a7f37", False: "#cf222e", None: "#9a6700"}[c["passed"]]
-            mid = y + row_h / 2
-            parts.append(f'<text x="24" y="{mid + 4}">catalog {html.escape(catalog)}</text>')
-            if c["ci_low"] is not None and c["ci_high"] is not None:
-                parts.append(
-                    f'<line x1="{x(c["ci_low"]):.1f}" x2="{x(c["ci_high"]):.1f}" y1="{mid}" y2="{mid}" '
-                    f'stroke="{color}" stroke-width="3"/>'
-                )
-            v = c["point"] if c["point"] is not None else c["value"]
-            if v is not None:
-                parts.append(f'<circle cx="{x(v):.1f}" cy="{mid}" r="4" fill="{color}"/>')
-            parts.append(
-                f'<text x="{label_w + plot_w + 8}" y="{mid + 4}" fill="{color}">'
-                f"{html.escape(fmt_number(c['value']))} {'PASS' if c['passed'] else 'FAIL'}</text>"
-            )
-            y += row_h
-        parts.append(
-            f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="{top}" y2="{y}" stroke="#555" stroke-dasharray="4 3"/>'
-        )
-        parts.append(
-            f'<text x="{label_w}" y="{y + 12}" class="axis">{html.escape(fmt_number(low))}</text>'
-            f'<text x="{label_w + plot_w}" y="{y + 12}" class="axis" text-anchor="end">'
-            f"{html.escape(fmt_number(high))}</text>"
-        )
-        y += row_h
+        y = _forest_criterion(parts, code, rows, y)
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _forest_axis(rows: list[tuple[str, CriterionData]]) -> tuple[float, float]:
+    """The criterion's axis: its threshold, intervals and values, padded by 8% of their span."""
+    values = [rows[0][1]["threshold"]]
+    for _, c in rows:
+        values += [v for v in (c["ci_low"], c["ci_high"], c["value"]) if v is not None]
+    low, high = min(values), max(values)
+    span = (high - low) or 1.0
+    return low - 0.08 * span, high + 0.08 * span
+
+
+def _forest_criterion(parts: list[str], code: str, rows: list[tuple[str, CriterionData]], y: int) -> int:
+    """Append one criterion's title, its catalog rows, threshold and axis ends; return the next row's y."""
+    first = rows[0][1]
+    low, high = _forest_axis(rows)
+
+    def x(v: float) -> float:
+        return _LABEL_W + (v - low) / (high - low) * _PLOT_W
+
+    parts.append(
+        f'<text x="4" y="{y + 14}" class="crit">{html.escape(code)} {html.escape(first["metric"])} '
+        f"({html.escape(first['statistic'])} {html.escape(first['operator'])} "
+        f"{html.escape(fmt_number(first['threshold']))})</text>"
+    )
+    y += _ROW_H
+    tx = x(first["threshold"])
+    top = y
+    for catalog, c in rows:
+        parts += _forest_row(catalog, c, y + _ROW_H / 2, x)
+        y += _ROW_H
+    parts.append(
+        f'<line x1="{tx:.1f}" x2="{tx:.1f}" y1="{top}" y2="{y}" stroke="#555" stroke-dasharray="4 3"/>'
+    )
+    parts.append(
+        f'<text x="{_LABEL_W}" y="{y + 12}" class="axis">{html.escape(fmt_number(low))}</text>'
+        f'<text x="{_LABEL_W + _PLOT_W}" y="{y + 12}" class="axis" text-anchor="end">'
+        f"{html.escape(fmt_number(high))}</text>"
+    )
+    return y + _ROW_H
+
+
+def _forest_row(catalog: str, c: CriterionData, mid: float, x: Callable[[float], float]) -> list[str]:
+    """One catalog size of a criterion: its label, interval, point and value with PASS/FAIL."""
+    color = {True: "#1a7f37", False: "#cf222e", None: "#9a6700"}[c["passed"]]
+    parts = [f'<text x="24" y="{mid + 4}">catalog {html.escape(catalog)}</text>']
+    if c["ci_low"] is not None and c["ci_high"] is not None:
+        parts.append(
+            f'<line x1="{x(c["ci_low"]):.1f}" x2="{x(c["ci_high"]):.1f}" y1="{mid}" y2="{mid}" '
+            f'stroke="{color}" stroke-width="3"/>'
+        )
+    v = c["point"] if c["point"] is not None else c["value"]
+    if v is not None:
+        parts.append(f'<circle cx="{x(v):.1f}" cy="{mid}" r="4" fill="{color}"/>')
+    parts.append(
+        f'<text x="{_LABEL_W + _PLOT_W + 8}" y="{mid + 4}" fill="{color}">'
+        f"{html.escape(fmt_number(c['value']))} {'PASS' if c['passed'] else 'FAIL'}</text>"
+    )
+    return parts
