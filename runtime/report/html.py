@@ -73,9 +73,7 @@ def render_html(
     pilot = report.get("pilot")
     title = f"{'PILOT: ' if pilot else ''}SchemaRouter {report['experiment_id']}: gate {gate['verdict']}"
     meta = _viewer_meta(report)
-    asset = resources.files("runtime.report").joinpath("assets")
-    css = asset.joinpath("report.css").read_text(encoding="utf-8")
-    js = asset.joinpath("report.js").read_text(encoding="utf-8")
+    css, js = _asset("report.css"), _asset("report.js")
     scope = report["scope"]
     notes = _scope_notes(report)
     verdict_class = {"PASS": "pass", "FAIL": "fail"}.get(gate["verdict"], "na")
@@ -109,6 +107,11 @@ def render_html(
 <script>{js}</script>
 </body></html>
 """
+
+
+def _asset(name: str) -> str:
+    """A file of ``assets/`` beside this module (the page's style and script)."""
+    return resources.files("runtime.report").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
 
 
 def _packed_traces(traces: Sequence[str | None]) -> bytes:

@@ -50,9 +50,8 @@ def score_and_publish(
     key_free: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
     on_scored: Callable[[ScoreResult], None] | None = None,
 ) -> ScoreResult:
-    """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir`` and render report.md and
-    report.html (whose figures are inline SVG); ``plots``: also the PNG plots (``svg``, which implies
-    ``plots``: an SVG beside each).
+    """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir``, render report.md and report.html
+    (figures as inline SVG); ``plots``: the PNG plots too (``svg``, which implies it: an SVG beside each).
 
     ``audit`` recomputes every episode's metrics from its stored trace first. ``on_scored`` (e.g.
     printing the verdict) is called once report.json and report.md are written, while the plots are
@@ -83,11 +82,8 @@ def score_and_publish(
             lineage=lineage_of(compiled),
             retrievers=own_retrievers(compiled),
         )
-        if diagnoser is not None and diagnoser.result is not None:
-            figures = figure_inputs(out_dir, spec)
-            write_html(
-                out_dir, as_report_data(result.report), diagnoser.result.facts, diagnoser.traces, figures
-            )
+        if diagnoser is not None:
+            _write_page(out_dir, spec, result, diagnoser)
     except BaseException:
         if drawing is not None:
             drawing.cancel()
@@ -99,6 +95,13 @@ def score_and_publish(
     if drawing is not None:
         drawing.wait()
     return result
+
+
+def _write_page(out_dir: Path, spec: ScoringSpec, result: ScoreResult, diagnoser: Diagnoser) -> None:
+    """report.html, from the report, the diagnosed episodes and the per-task rows (when diagnosed)."""
+    if diagnoser.result is not None:
+        report = as_report_data(result.report)
+        write_html(out_dir, report, diagnoser.result.facts, diagnoser.traces, figure_inputs(out_dir, spec))
 
 
 def own_retrievers(compiled: CompiledSpec) -> dict[str, str] | None:
