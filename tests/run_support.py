@@ -93,6 +93,8 @@ def execute(
     workers: int = 1,
     resume: bool = False,
     run_dir: Path | None = None,
+    threads: int = 1,
+    max_events: int = 20,
 ) -> Path:
     """Open (or resume) a run directory under ``root/runs`` and run one session in it."""
     run_dir, manifest = open_run_dir(
@@ -105,6 +107,8 @@ def execute(
         setup=EngineSetup(root, None, req.scope.catalogs, "reference"),
         project_root=root,
         workers=workers,
+        threads=threads,
+        max_events=max_events,
     )
     return run_dir
 

@@ -66,3 +66,31 @@ def test_sr_bench_serve_prints_a_row_per_n(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "N=2    episodes     4" in result.output and "occupancy" in result.output
     assert (tmp_path / "bench" / "n2" / "episodes.sqlite").is_file()
+
+
+def test_the_servers_connections_send_without_nagle() -> None:
+    """asyncio sets TCP_NODELAY only on sockets whose proto says TCP; the accepted ones inherit the
+    listening socket's (a proto of 0 cost 44 ms per answer: its body waited for a delayed ACK)."""
+    import asyncio
+    import socket
+
+    from schemarouter.application.bench_server import listening_socket
+
+    async def accepted_nodelay() -> int:
+        seen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                sock = transport.get_extra_info("socket")
+                seen.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+        sock = listening_socket(0)
+        server = await asyncio.get_running_loop().create_server(Probe, sock=sock)
+        _, writer = await asyncio.open_connection(*sock.getsockname())
+        try:
+            return await asyncio.wait_for(seen, 10)
+        finally:
+            writer.close()
+            server.close()
+
+    assert asyncio.run(accepted_nodelay()) != 0

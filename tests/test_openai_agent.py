@@ -128,6 +128,7 @@ def test_request_is_exactly_the_engine_prompt() -> None:
 
 
 class _Replay(BaseHTTPRequestHandler):
+    disable_nagle_algorithm = True  # headers and body are two writes (tests/llm_loopback.py)
     responses: ClassVar[list[tuple[int, dict[str, Any]]]] = []
     received: ClassVar[list[dict[str, Any]]] = []
     raw: ClassVar[list[bytes]] = []

@@ -219,6 +219,7 @@ class _Model(BaseHTTPRequestHandler):
 
     calls: ClassVar[list[str]] = []
     lock = threading.Lock()
+    disable_nagle_algorithm = True  # headers and body are two writes (tests/llm_loopback.py)
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["Content-Length"]))

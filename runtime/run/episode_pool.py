@@ -3,7 +3,9 @@
 Workers (processes, one ``LoadedEngine`` each) only compute, each with up to ``threads`` episodes in
 flight (``in_flight.py``); the parent alone writes to the store, one
 transaction per episode, so completion order never matters: outputs are later read back in canonical
-order. With ``workers == 1`` everything runs in the calling process. Where workers fork (Linux), the
+order. With ``workers == 1`` everything runs in the calling process; with workers and threads the
+workers stream (``stream_pool.py``); with workers and one thread each, this module's batch pool runs
+them. The worker side is ``pool_worker.py``. Where workers fork (Linux), the
 parent loads the engine once before the pool starts and every worker inherits it, instead of each
 loading its own; if that load fails, each worker loads for itself, so a load failure is reported per
 episode as before.
@@ -18,15 +20,11 @@ Registered as executor ``local`` by ``executors/local.py``; ``executors/ray_clus
 from __future__ import annotations
 
 import concurrent.futures as cf
-import multiprocessing
-import os
-import signal
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
-from typing import TypedDict, TypeVar
+from typing import TypeVar
 
-from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
+from runtime.run.engine_port import EpisodeRecord
 from runtime.run.in_flight import TICK_S, run_in_flight
 from runtime.run.outcomes import (
     ExecutionRequest,
@@ -37,7 +35,9 @@ from runtime.run.outcomes import (
     run_batch,
     run_one,
 )
+from runtime.run.pool_worker import PRELOADED, WORKER, mp_context, preload, worker_init, worker_outcome
 from runtime.run.scope import EpisodeKey
+from runtime.run.stream_pool import execute_streaming
 
 _T = TypeVar("_T")
 
@@ -54,6 +54,8 @@ def execute(request: ExecutionRequest) -> ExecutionSummary:
         return sink.summary(None)
     if request.workers <= 1:
         return _execute_inline(request, sink)
+    if request.threads > 1:
+        return execute_streaming(request, sink)
     return _execute_pool(request, sink)
 
 
@@ -88,16 +90,15 @@ _BatchResult = list[tuple[EpisodeKey, EpisodeRecord | Failure]]
 
 def _execute_pool(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
     keys, engine, setup, workers = request.keys, request.engine, request.setup, request.workers
-    threads = request.threads
-    pending = iter(_batches(keys, workers, threads))
+    pending = iter(_batches(keys, workers))
     in_flight: dict[cf.Future[_BatchResult], list[EpisodeKey]] = {}
-    context = _mp_context()
-    preloaded = context.get_start_method() == "fork" and _preload(engine, setup)
+    context = mp_context()
+    preloaded = context.get_start_method() == "fork" and preload(engine, setup)
     pool = cf.ProcessPoolExecutor(
         max_workers=workers,
         mp_context=context,
-        initializer=_worker_init,
-        initargs=(engine, setup, preloaded, threads),
+        initializer=worker_init,
+        initargs=(engine, setup, preloaded),
     )
     stopped: str | None = None
 
@@ -125,14 +126,13 @@ def _execute_pool(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
                 submit_more()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        _PRELOADED.clear()
+        PRELOADED.clear()
     return sink.summary(stopped)
 
 
-def _batches(keys: Sequence[EpisodeKey], workers: int, threads: int) -> list[list[EpisodeKey]]:
-    """The keys in batches: a worker with threads keeps them busy over a batch of twice as many
-    episodes; one without takes small batches so that the pool balances."""
-    chunk = threads * 2 if threads > 1 else max(1, min(8, len(keys) // (workers * 8)))
+def _batches(keys: Sequence[EpisodeKey], workers: int) -> list[list[EpisodeKey]]:
+    """The keys in small batches (one episode at a time per worker), so that the pool balances."""
+    chunk = max(1, min(8, len(keys) // (workers * 8)))
     return [list(keys[i : i + chunk]) for i in range(0, len(keys), chunk)]
 
 
@@ -158,16 +158,6 @@ def _commit_done(
     return lost
 
 
-def _preload(engine: EpisodeEngine, setup: EngineSetup) -> bool:
-    """Load the engine in the parent for forked workers to inherit; False (workers load) if it fails."""
-    _PRELOADED.clear()
-    try:
-        _PRELOADED["loaded"] = engine.load(setup)
-    except Exception:
-        return False
-    return True
-
-
 def _take(iterator: Iterator[_T], n: int) -> list[_T]:
     """Up to ``n`` more items of ``iterator``."""
     out: list[_T] = []
@@ -179,75 +169,8 @@ def _take(iterator: Iterator[_T], n: int) -> list[_T]:
     return out
 
 
-def _mp_context() -> multiprocessing.context.BaseContext:
-    # fork starts workers without re-importing everything; the parent starts no thread before the pool.
-    method = "fork" if sys.platform.startswith("linux") else "spawn"
-    return multiprocessing.get_context(method)
-
-
-# -- worker side --------------------------------------------------------------------------------------
-
-
-class _WorkerState(TypedDict, total=False):
-    """What a worker process's initializer left for its batches: the engine, its threads, and what it
-    loaded (or the failure to load, reported per episode)."""
-
-    engine: EpisodeEngine
-    threads: int
-    loaded: LoadedEngine
-    load_failure: Failure
-
-
-_WORKER: _WorkerState = {}
-# The engine the parent loaded before forking its workers (copy-on-write in each worker).
-_PRELOADED: dict[str, LoadedEngine] = {}
-
-
-def _worker_init(
-    engine: EpisodeEngine, setup: EngineSetup, preloaded: bool = False, threads: int = 1
-) -> None:
-    die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and shuts the pool down
-    _WORKER["engine"] = engine
-    _WORKER["threads"] = threads
-    if preloaded and "loaded" in _PRELOADED:
-        _WORKER["loaded"] = _PRELOADED["loaded"]
-        return
-    try:
-        _WORKER["loaded"] = engine.load(setup)
-    except Exception as err:  # reported per episode, so each gets its infrastructure event
-        _WORKER["load_failure"] = failure("engine_load", err)
-
-
 def _worker_run(keys: list[EpisodeKey]) -> _BatchResult:
-    load_failure = _WORKER.get("load_failure")
+    load_failure = WORKER.get("load_failure")
     if load_failure is not None:
         return [(key, load_failure) for key in keys]
-    threads = int(_WORKER.get("threads", 1))
-
-    def outcome_of(key: EpisodeKey) -> EpisodeRecord | Failure:
-        return run_one(_WORKER["engine"], _WORKER["loaded"], key)
-
-    if threads <= 1:
-        return run_batch(keys, outcome_of)
-    out: _BatchResult = []
-    run_in_flight(keys, outcome_of, threads=threads, on_outcome=lambda k, o: out.append((k, o)))
-    return out
-
-
-def die_with_parent() -> None:
-    """Linux: have the kernel kill this process if its parent dies (e.g. kill -9), so none is orphaned.
-
-    Used by pool workers and, as a ``preexec_fn``, by child servers such as the llama.cpp server."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGKILL)
-        if os.getppid() == 1:  # the parent died before prctl took effect
-            os._exit(1)
-    except OSError:
-        pass
+    return run_batch(keys, worker_outcome)

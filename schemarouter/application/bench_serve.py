@@ -184,7 +184,7 @@ class Server:
             "--error-rate",
             str(self.bench.error_rate),
         ]
-        from runtime.run.episode_pool import die_with_parent
+        from runtime.run.pool_worker import die_with_parent
 
         # The server dies with this process, even on kill -9.
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, preexec_fn=die_with_parent)

@@ -164,6 +164,18 @@ async def _lifespan(receive: Receive, send: Send) -> None:
             return
 
 
+def listening_socket(port: int) -> socket.socket:
+    """The loopback server's socket on ``port`` (0: any free one), bound and ready for uvicorn.
+
+    proto IPPROTO_TCP, not 0: accepted sockets inherit it, and asyncio sets TCP_NODELAY only on a socket
+    whose proto says TCP. Without it each answer's body waited behind its headers for the client's
+    delayed ACK (Nagle): 44 ms per request on loopback, against 0.8 ms with it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    return sock
+
+
 def main(argv: list[str] | None = None) -> None:
     import uvicorn
 
@@ -175,9 +187,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     app = ScriptedServer(args.latency, args.jitter, args.error_rate, args.seed)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", args.port))
+    sock = listening_socket(args.port)
     print(f"port {sock.getsockname()[1]}", flush=True)
     config = uvicorn.Config(app, log_level="warning", backlog=4096, timeout_keep_alive=60, access_log=False)
     uvicorn.Server(config).run(sockets=[sock])

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runtime.core.errors import SchemaRouterError
-from runtime.run.episode_pool import die_with_parent
+from runtime.run.pool_worker import die_with_parent
 from runtime.spec_model import CompiledSpec
 from schemarouter.project import ProjectPaths
 
