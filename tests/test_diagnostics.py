@@ -196,6 +196,16 @@ def test_report_md_carries_the_diagnostics(scored: dict[str, Any]) -> None:
     assert "## Diagnostics" in text and "after blocked" in text and "Failure taxonomy" in text
 
 
+# Per figure svg of report.html: its box, how many non-empty texts it holds, and those drawn outside it.
+_FIGURE_BOXES = """() => Object.fromEntries([...document.querySelectorAll('svg.figure')].map(svg => {
+  const box = svg.getBoundingClientRect();
+  const texts = [...svg.querySelectorAll('text')].filter(t => t.textContent.trim());
+  const outside = texts.filter(t => { const r = t.getBoundingClientRect();
+    return r.width === 0 || r.left < box.left - 0.5 || r.right > box.right + 0.5
+      || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5; }).map(t => t.textContent);
+  return [svg.id, [box.width, box.height, texts.length, outside]]; }))"""
+
+
 def test_report_html_in_headless_chromium(scored: dict[str, Any]) -> None:
     sync_api = require_module("playwright.sync_api", extra="report")
     chromium = require_executable("chromium", apt="chromium")
@@ -213,6 +223,13 @@ def test_report_html_in_headless_chromium(scored: dict[str, Any]) -> None:
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(page_file.as_uri())
             assert "FAIL" in page.text_content("#verdict")
+            figures = page.evaluate(_FIGURE_BOXES)
+            assert sorted(figures) == ["difference-figure", "recall-figure", "tokens-figure"]
+            for figure_id, (width, height, texts, outside) in figures.items():
+                assert width > 100 and height > 100 and texts > 10, figure_id
+                assert outside == [], (figure_id, outside)  # every label inside its svg
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.locator("#recall-heatmap").screenshot(path=str(ARTIFACTS / "report_html_recall.png"))
             assert page.text_content("#count").startswith("2700 of 2700")
             page.select_option("#filter-condition", "SR-5-STATE-AWARE")
             page.select_option("#filter-catalog", "100")
@@ -249,18 +266,26 @@ def test_a_registered_html_section_takes_its_place_in_the_page_and_its_navigatio
     scratch(monkeypatch, registry.HTML_SECTIONS)
 
     @registry.html_section("verdict-note", order=15, title="Notes <on> the verdict", nav="Notes")
-    def _notes(report: dict[str, Any]) -> str:
-        return f"<p>{len(report['gate']['by_catalog'])} catalog sizes</p>"
+    def _notes(ctx: registry.HtmlContext) -> str:
+        return f"<p>{len(ctx.report['gate']['by_catalog'])} catalog sizes</p>"
 
     page = render_html(scored["report"], [], [])
     ids = [part.split('"', 1)[0] for part in page.split('<section id="')[1:]]
-    assert ids == ["gate", "verdict-note", "breakdowns", "traces"]
+    assert ids == [
+        "gate",
+        "recall-heatmap",
+        "tokens-vs-pass",
+        "difference-heatmap",
+        "verdict-note",
+        "breakdowns",
+        "traces",
+    ]
     assert '<a href="#verdict-note">Notes</a>' in page
     assert "<h2>Notes &lt;on&gt; the verdict</h2>" in page
     assert f"<p>{len(scored['report']['gate']['by_catalog'])} catalog sizes</p>" in page
     twice = r"'gate' is registered twice: by runtime\.report\.html and by test_diagnostics"
     with pytest.raises(SchemaRouterError, match=twice):
-        registry.html_section("gate", order=10, title="Gate")(lambda report: "")
+        registry.html_section("gate", order=10, title="Gate")(lambda ctx: "")
     with pytest.raises(ValueError, match="lowercase letters"):
         registry.html_section("Bad Id", order=1, title="x")
 

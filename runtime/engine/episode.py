@@ -20,7 +20,7 @@ from typing import Any, Literal
 from runtime.agents.protocol import Agent, AgentView, BadOutput, CannotProceed, FinalAnswer
 from runtime.authorization import Allow, PolicyGate, execute_allowed
 from runtime.core.json_value import JSONValue
-from runtime.engine.metrics import episode_metrics
+from runtime.engine.metrics import EpisodeView, metric_values
 from runtime.engine.resources import CatalogResources, EngineResources
 from runtime.engine.trace import (
     EndedBy,
@@ -96,15 +96,9 @@ def run_episode(
         model_calls=summarize_model_calls(episode.turns),
         wall_latency_ms=round(wall_ms, 3),
     )
-    metrics = episode_metrics(
-        task=task,
-        trace=trace,
-        ranks=condition.retrieval_query != "none",
-        catalog=cat,
-        wall_ms=wall_ms,
-        metric_ids=resources.metric_ids,
-        executed=episode.executed_turns,
-    )
+    ranks = condition.retrieval_query != "none"
+    view = EpisodeView(task, trace, ranks, cat, wall_ms, episode.executed_turns)
+    metrics = metric_values(resources.metrics(), view)
     return trace.model_copy(update={"metrics": metrics})
 
 

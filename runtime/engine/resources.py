@@ -19,6 +19,8 @@ from runtime.catalog.io import catalog_digest, load_catalog_with_digest
 from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
 from runtime.core.json_value import JSONValue
+from runtime.engine.metrics import RegisteredMetric, metrics_named
+from runtime.engine.query_rankings import MemoizedQueryRankings
 from runtime.prompt import ExposedTools, ToolSchemas
 from runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
 from runtime.retrieval.index import RetrievalIndex
@@ -80,7 +82,7 @@ class CatalogResources:
         strategy = build_from_spec(retriever_spec, catalog, index=index, cache_dir=cache_dir)
         return cls(
             catalog=catalog,
-            static_retriever=StaticRetriever(strategy),
+            static_retriever=StaticRetriever(MemoizedQueryRankings(strategy)),
             state_aware_retriever=StateAwareRetriever(strategy, state_contract),
             digest=digest,
             retriever_spec=retriever_spec,
@@ -105,7 +107,7 @@ class CatalogResources:
             )
             strategy = build_from_spec(spec, self.catalog, cache_dir=self.cache_dir)
             self._own[key] = (
-                StaticRetriever(strategy),
+                StaticRetriever(MemoizedQueryRankings(strategy)),
                 StateAwareRetriever(strategy, self.state_contract),
             )
         return self._own[key]
@@ -158,6 +160,15 @@ class EngineResources:
         )
         self._conditions = {c.id: c for c in compiled.conditions}
         self.metric_ids = tuple(m.id for m in compiled.metrics)  # computed: these, in spec order
+        self._metrics: tuple[RegisteredMetric, ...] | None = None
+
+    def metrics(self) -> tuple[RegisteredMetric, ...]:
+        """The registered metrics of ``metric_ids``, in spec order: resolved at the first episode (a
+        missing implementation is refused there, as before), then once for every episode of these
+        resources (one compiled experiment: its metric IDs cannot change)."""
+        if self._metrics is None:
+            self._metrics = metrics_named(self.metric_ids)
+        return self._metrics
 
     @classmethod
     def load(

@@ -3,8 +3,10 @@ a renderer where it is defined, as ``section_registry.py`` does for report.md. T
 (``gate``, ``breakdowns``, ``traces``) live in ``html.py`` at orders 10, 20 and 30; others in modules of
 ``report/sections/``, which are discovered when a page is rendered, so adding one edits no central file.
 
-A renderer takes report.json's dict and returns the section's inner HTML, escaped by the renderer; the
-page wraps it in ``<section id=CODE><h2>TITLE</h2>`` and links it from the page's navigation.
+A renderer takes an ``HtmlContext`` (report.json's data, and the per-task rows and cell axes the figures
+read, when the page is rendered from a scored directory) and returns the section's inner HTML, escaped by
+the renderer; the page wraps it in ``<section id=CODE><h2>TITLE</h2>`` and links it from the page's
+navigation.
 """
 
 from __future__ import annotations
@@ -14,9 +16,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from runtime.core.registry import Registry
+from runtime.report.figure_cells import FigureInputs
 from runtime.report.report_data import ReportData
 
-HtmlSectionFn = Callable[[ReportData], str]
+
+@dataclass(frozen=True)
+class HtmlContext:
+    """What a report.html section renders from: report.json's data and, when the page is rendered from a
+    scored directory, the per-task rows with the spec's strata, languages and Recall@5 components."""
+
+    report: ReportData
+    figures: FigureInputs | None = None
+
+
+HtmlSectionFn = Callable[[HtmlContext], str]
 _CODE = re.compile(r"^[a-z][a-z0-9-]*$")  # an HTML id and a URL fragment as it stands
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from runtime.report.explain import diagnostics_tables, render_markdown_tables
+from runtime.report.html import REPORT_HTML_FILE
 from runtime.report.intervals_text import FLAG_MARK, fmt_interval
 from runtime.report.numbers import fmt_number
 from runtime.report.plots import PLOT_FILES
@@ -27,11 +28,13 @@ def render_markdown(
     titles: dict[str, str],
     lineage: Lineage | None = None,
     retrievers: dict[str, str] | None = None,
+    plot_files: tuple[str, ...] = (),
 ) -> str:
     """``titles`` maps metric IDs to their spec titles; ``lineage`` is a successor's parent and deviations;
-    ``retrievers`` each condition's strategy when any condition names its own.
-    The sections are the registered ones (``section_registry.py``), by order."""
-    return "\n".join(render_sections(SectionContext(report, latency, titles, lineage, retrievers)))
+    ``retrievers`` each condition's strategy when any condition names its own; ``plot_files`` the PNGs
+    drawn beside report.md. The sections are the registered ones (``section_registry.py``), by order."""
+    context = SectionContext(report, latency, titles, lineage, retrievers, plot_files)
+    return "\n".join(render_sections(context))
 
 
 @report_section("header", order=10)
@@ -137,7 +140,20 @@ def _lineage(ctx: SectionContext) -> list[str]:
 
 @report_section("plots", order=90)
 def _plots(ctx: SectionContext) -> list[str]:
-    return ["## Plots", ""] + [f"![{name}]({name})" for name in PLOT_FILES] + [""]
+    """The PNGs drawn beside report.md, embedded; without them, where the figures are and how to draw
+    the PNGs (never a link to a file that is not there)."""
+    if ctx.plot_files:
+        return ["## Plots", ""] + [f"![{name}]({name})" for name in ctx.plot_files] + [""]
+    return [
+        "## Plots",
+        "",
+        "The figures (gate forest, Recall@5 heat map, schema tokens vs task pass, difference heat map) are "
+        f"drawn in `{REPORT_HTML_FILE}` beside this file. To write them here as PNG files as well "
+        f"({', '.join(f'`{name}`' for name in PLOT_FILES)}), score the run again with "
+        "`sr score RUN_DIR --plots` (its shards and `--out DIR` for a merged run; add `--plot-svg` for "
+        "an SVG beside each), or run it with `sr run --plots`.",
+        "",
+    ]
 
 
 def _repeated_trials(report: ReportData) -> list[str]:

@@ -25,14 +25,25 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from runtime.report.figure_cells import (
+    DIFFERENCE_METRICS,
+    PASS_METRIC,
+    RECALL_METRIC,
+    FigureInputs,
+    Row,
+    difference_panels,
+    has_gate_arms,
+    recall_conditions,
+    recall_panels,
+)
 from runtime.report.intervals_text import FLAG_MARK, report_flag
+from runtime.report.report_data import as_report_data
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 PLOT_FILES = ("gate_forest.png", "recall_heatmap.png", "tokens_vs_pass.png", "difference_heatmap.png")
-PASS_METRIC = "task_pass"
-RECALL_METRIC = "next_tool_recall_at_5"
+__all__ = ["PASS_METRIC", "PLOT_FILES", "RECALL_METRIC", "figure", "preload", "write_plots"]
 _PASS, _FAIL, _NA = "#1a7f37", "#cf222e", "#8c959f"
 _PALETTE = ("#0969da", "#8250df", "#1a7f37", "#bc4c00", "#57606a", "#cf222e")
 _MARKERS = ("o", "s", "^", "D", "v")
@@ -41,7 +52,7 @@ _MARKERS = ("o", "s", "^", "D", "v")
 def write_plots(
     out_dir: Path,
     report: dict[str, Any],
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[Row],
     *,
     strata: Sequence[str],
     languages: Sequence[str],
@@ -64,20 +75,21 @@ def write_plots(
 def figure(
     name: str,
     report: dict[str, Any],
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[Row],
     *,
     strata: Sequence[str],
     languages: Sequence[str],
     recall_components: tuple[str, str],
 ) -> Figure:
     """One of ``PLOT_FILES`` as a matplotlib Figure (not yet saved)."""
+    inputs = FigureInputs(rows, strata, languages, recall_components)
     if name == PLOT_FILES[0]:
         return _gate_forest(report)
     if name == PLOT_FILES[1]:
-        return _recall_heatmap(report, rows, strata, languages, recall_components)
+        return _recall_heatmap(report, inputs)
     if name == PLOT_FILES[2]:
         return _tokens_vs_pass(report)
-    return _difference_heatmap(report, rows, strata, languages, recall_components)
+    return _difference_heatmap(report, inputs)
 
 
 def preload() -> None:
@@ -150,50 +162,32 @@ def _gate_forest(report: dict[str, Any]) -> Figure:
     return fig
 
 
-def _recall_heatmap(
-    report: dict[str, Any],
-    rows: Sequence[dict[str, Any]],
-    strata: Sequence[str],
-    languages: Sequence[str],
-    components: tuple[str, str],
-) -> Figure:
-    num_key, den_key = components
+def _recall_heatmap(report: dict[str, Any], inputs: FigureInputs) -> Figure:
     catalogs = [int(k) for k in report["scope"]["catalogs"]]
-    conditions = [
-        c for c in report["scope"]["conditions"] if RECALL_METRIC in report["metrics"][c][str(catalogs[0])]
-    ]
+    data = as_report_data(report)
+    conditions = recall_conditions(data)
     fig = _new_figure(figsize=(3.6 * len(catalogs) + 2.4, 2.8 * max(1, len(conditions)) + 0.6))
     if not conditions:
         fig.text(0.5, 0.5, "Recall@5 applies to none of the run's conditions", ha="center")
         return fig
     axes = fig.subplots(len(conditions), len(catalogs), squeeze=False)
-    sums: dict[tuple[str, int, str, str], list[float]] = {}
-    for row in rows:
-        if row.get(den_key) is None:
-            continue
-        cell = sums.setdefault(
-            (row["condition"], row["catalog"], row["stratum"], row["language"]), [0.0, 0.0]
-        )
-        cell[0] += row[num_key]
-        cell[1] += row[den_key]
+    panels = recall_panels(data, inputs)
     image = None
-    for i, condition in enumerate(conditions):
-        for j, catalog in enumerate(catalogs):
-            ax = axes[i][j]
-            grid = [
-                [_ratio(sums.get((condition, catalog, s, lang), [0.0, 0.0])) for lang in languages]
-                for s in strata
-            ]
-            image = ax.imshow(grid, vmin=0.0, vmax=1.0, cmap="viridis", aspect="auto")
-            for si, line in enumerate(grid):
+    for i in range(len(conditions)):
+        for j in range(len(catalogs)):
+            ax, panel = axes[i][j], panels[i * len(catalogs) + j]
+            image = ax.imshow(panel.grid, vmin=0.0, vmax=1.0, cmap="viridis", aspect="auto")
+            for si, line in enumerate(panel.grid):
                 for li, value in enumerate(line):
                     text = "—" if value != value else f"{value:.2f}"
                     dark = value != value or value < 0.6
                     ax.text(
                         li, si, text, ha="center", va="center", fontsize=7, color="white" if dark else "black"
                     )
-            _cell_axes(ax, strata, languages, first_column=j == 0, last_row=i == len(conditions) - 1)
-            ax.set_title(f"{condition}, catalog {catalog}", fontsize=8)
+            _cell_axes(
+                ax, inputs.strata, inputs.languages, first_column=j == 0, last_row=i == len(conditions) - 1
+            )
+            ax.set_title(panel.title, fontsize=8)
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label="Recall@5 (ratio of sums)")
     return fig
@@ -210,90 +204,35 @@ def _cell_axes(
         ax.set_ylabel("stratum", fontsize=8)
 
 
-_Cell = tuple[int, str, str]  # catalog, stratum, language
-
-
-def _difference_heatmap(
-    report: dict[str, Any],
-    rows: Sequence[dict[str, Any]],
-    strata: Sequence[str],
-    languages: Sequence[str],
-    components: tuple[str, str],
-) -> Figure:
+def _difference_heatmap(report: dict[str, Any], inputs: FigureInputs) -> Figure:
     gate = report["gate"]
     treatment, comparator = gate["treatment"], gate["comparator"]
     catalogs = [int(k) for k in report["scope"]["catalogs"]]
     fig = _new_figure(figsize=(3.6 * len(catalogs) + 2.0, 6.4))
     fig.suptitle(f"Paired difference {treatment} - {comparator} per stratum x language", fontsize=10)
-    if not all(c in report["scope"]["conditions"] for c in (treatment, comparator)):
+    data = as_report_data(report)
+    if not has_gate_arms(data):
         fig.text(0.5, 0.5, "the run lacks the treatment or the comparator", ha="center")
         return fig
-    sums = _cell_sums(rows, (treatment, comparator), components)
-    tasks = _tasks_per_cell(rows, treatment)
-    panels = (("task pass", 0), ("Recall@5", 1))
-    axes = fig.subplots(len(panels), len(catalogs), squeeze=False)
+    panels = difference_panels(data, inputs)
+    axes = fig.subplots(len(DIFFERENCE_METRICS), len(catalogs), squeeze=False)
     image = None
-    for i, (label, kind) in enumerate(panels):
-        for j, catalog in enumerate(catalogs):
-            grid = [
-                [
-                    _difference(sums, tasks, (treatment, comparator), (catalog, s, lang), kind)
-                    for lang in languages
-                ]
-                for s in strata
-            ]
-            ax = axes[i][j]
-            image = ax.imshow(grid, vmin=-1.0, vmax=1.0, cmap="RdBu", aspect="auto")
-            _annotate_grid(ax, grid)
-            _cell_axes(ax, strata, languages, first_column=j == 0, last_row=i == len(panels) - 1)
-            ax.set_title(f"{label}, catalog {catalog}", fontsize=8)
+    for i in range(len(DIFFERENCE_METRICS)):
+        for j in range(len(catalogs)):
+            ax, panel = axes[i][j], panels[i * len(catalogs) + j]
+            image = ax.imshow(panel.grid, vmin=-1.0, vmax=1.0, cmap="RdBu", aspect="auto")
+            _annotate_grid(ax, panel.grid)
+            _cell_axes(
+                ax,
+                inputs.strata,
+                inputs.languages,
+                first_column=j == 0,
+                last_row=i == len(DIFFERENCE_METRICS) - 1,
+            )
+            ax.set_title(panel.title, fontsize=8)
     if image is not None:
         fig.colorbar(image, ax=axes, shrink=0.6, label=f"{treatment} - {comparator}")
     return fig
-
-
-def _cell_sums(
-    rows: Sequence[dict[str, Any]], conditions: tuple[str, str], components: tuple[str, str]
-) -> dict[tuple[str, int, str, str], list[float]]:
-    """Per (condition, catalog, stratum, language): the sums of task pass and of the Recall@5
-    numerator and denominator, for the two gate arms."""
-    num_key, den_key = components
-    sums: dict[tuple[str, int, str, str], list[float]] = {}
-    for row in rows:
-        if row["condition"] not in conditions:
-            continue
-        cell = sums.setdefault((row["condition"], row["catalog"], row["stratum"], row["language"]), [0.0] * 3)
-        cell[0] += row.get(PASS_METRIC) or 0
-        cell[1] += row.get(num_key) or 0
-        cell[2] += row.get(den_key) or 0
-    return sums
-
-
-def _tasks_per_cell(rows: Sequence[dict[str, Any]], treatment: str) -> dict[_Cell, int]:
-    """The treatment's tasks per (catalog, stratum, language): the pairs of a paired difference."""
-    tasks: dict[_Cell, int] = {}
-    for row in rows:
-        if row["condition"] == treatment:
-            key = (row["catalog"], row["stratum"], row["language"])
-            tasks[key] = tasks.get(key, 0) + 1
-    return tasks
-
-
-def _difference(
-    sums: dict[tuple[str, int, str, str], list[float]],
-    tasks: dict[_Cell, int],
-    arms: tuple[str, str],
-    cell: _Cell,
-    kind: int,
-) -> float:
-    """One cell: task pass (kind 0, mean of per-task differences) or Recall@5 (kind 1, difference of
-    the ratios of sums); NaN where either arm or the pairs are missing."""
-    t, c, n = sums.get((arms[0], *cell)), sums.get((arms[1], *cell)), tasks.get(cell, 0)
-    if t is None or c is None or not n:
-        return float("nan")
-    if kind == 0:
-        return (t[0] - c[0]) / n
-    return _ratio([t[1], t[2]]) - _ratio([c[1], c[2]])
 
 
 def _annotate_grid(ax: Any, grid: Sequence[Sequence[float]]) -> None:
@@ -310,10 +249,6 @@ def _annotate_grid(ax: Any, grid: Sequence[Sequence[float]]) -> None:
                 fontsize=7,
                 color="white" if value == value and abs(value) > 0.6 else "black",
             )
-
-
-def _ratio(pair: list[float]) -> float:
-    return pair[0] / pair[1] if pair[1] else float("nan")
 
 
 def _tokens_vs_pass(report: dict[str, Any]) -> Figure:

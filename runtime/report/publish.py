@@ -3,8 +3,9 @@
 The one place where a scoring is recorded in spec/freeze.lock (``record_scoring_started``): the first
 time a terminal, frozen result set is scored, after every refusal check has passed.
 
-The plots are the slow, optional part (matplotlib's import and four PNGs; SVGs beside them only on
-request). ``score_and_publish`` forks the drawing children before scoring (Linux): they import
+The PNG plots are the slow part (matplotlib's import and four PNGs), drawn only on request (``plots``;
+SVGs beside them with ``svg``): report.html draws the same figures as inline SVG without matplotlib. With
+``plots``, ``score_and_publish`` forks the drawing children before scoring (Linux): they import
 matplotlib while the parent scores, then draw the figures once report.json is written, while the
 caller prints the verdict (``on_scored``).
 """
@@ -13,15 +14,16 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 from runtime.core.errors import SchemaRouterError
 from runtime.diagnostics.source import Diagnoser, episode_source
+from runtime.report.figure_cells import RECALL_METRIC, FigureInputs
 from runtime.report.html import write_html
 from runtime.report.markdown import REPORT_MD_FILE, render_markdown
-from runtime.report.plots import PLOT_FILES, RECALL_METRIC, preload, write_plots
+from runtime.report.plots import PLOT_FILES, preload, write_plots
 from runtime.report.report_data import as_report_data
 from runtime.retrieval import RetrieverSpec
 from runtime.retrieval.strategy import DEFAULT_STRATEGY
@@ -43,24 +45,33 @@ def score_and_publish(
     paths: LockLocation,
     out_dir: Path,
     audit: OutcomeAudit,
-    plots: bool = True,
+    plots: bool = False,
     svg: bool = False,
     key_free: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
     on_scored: Callable[[ScoreResult], None] | None = None,
 ) -> ScoreResult:
-    """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir`` and render report.md + plots.
+    """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir``, render report.md and report.html
+    (figures as inline SVG); ``plots``: the PNG plots too (``svg``, which implies it: an SVG beside each).
 
     ``audit`` recomputes every episode's metrics from its stored trace first. ``on_scored`` (e.g.
     printing the verdict) is called once report.json and report.md are written, while the plots are
-    still being drawn; this returns when they are written too. ``svg``: each plot also as SVG.
+    still being drawn; this returns when they are written too.
     ``key_free``: the key-free rankings the run's workers recorded (``runtime/retrieval/key_free.py``),
     when it is scored in the process that ran it; the diagnostics search any other text themselves.
     """
     spec = ScoringSpec.from_compiled(compiled)
+    plots = plots or svg
     drawing = PlotJob(out_dir, spec, svg=svg) if plots else None  # its children import matplotlib meanwhile
     try:
         result = _score_and_render(
-            run_dirs, spec, compiled=compiled, paths=paths, out_dir=out_dir, audit=audit, key_free=key_free
+            run_dirs,
+            spec,
+            compiled=compiled,
+            paths=paths,
+            out_dir=out_dir,
+            audit=audit,
+            key_free=key_free,
+            plot_files=PLOT_FILES if plots else (),
         )
     except BaseException:
         if drawing is not None:
@@ -73,6 +84,13 @@ def score_and_publish(
     if drawing is not None:
         drawing.wait()
     return result
+
+
+def _write_page(out_dir: Path, spec: ScoringSpec, result: ScoreResult, diagnoser: Diagnoser) -> None:
+    """report.html, from the report, the diagnosed episodes and the per-task rows (when diagnosed)."""
+    if diagnoser.result is not None:
+        report = as_report_data(result.report)
+        write_html(out_dir, report, diagnoser.result.facts, diagnoser.traces, figure_inputs(out_dir, spec))
 
 
 def own_retrievers(compiled: CompiledSpec) -> dict[str, str] | None:
@@ -98,9 +116,11 @@ def _score_and_render(
     out_dir: Path,
     audit: OutcomeAudit,
     key_free: Mapping[tuple[int, str], tuple[str, ...]] | None,
+    plot_files: Sequence[str],
 ) -> ScoreResult:
-    """The scoring with its diagnosis (each audited trace observed once), then report.md and, with
-    diagnostics, report.html: everything of ``score_and_publish`` but the plots."""
+    """The scoring with its diagnosis (each audited trace observed once), then report.md (linking
+    ``plot_files``) and, with diagnostics, report.html: everything of ``score_and_publish`` but the
+    PNG plots."""
     lock = read_lock(paths.lock_file, display=paths.lock_display)
     source = episode_source(audit)
     diagnoser = Diagnoser(source, compiled, key_free) if source is not None else None
@@ -117,12 +137,12 @@ def _score_and_render(
     render_report(
         out_dir,
         spec,
-        plots=False,
+        plot_files=plot_files,
         lineage=lineage_of(compiled),
         retrievers=own_retrievers(compiled),
     )
-    if diagnoser is not None and diagnoser.result is not None:
-        write_html(out_dir, as_report_data(result.report), diagnoser.result.facts, diagnoser.traces)
+    if diagnoser is not None:
+        _write_page(out_dir, spec, result, diagnoser)
     return result
 
 
@@ -130,19 +150,31 @@ def render_report(
     out_dir: Path,
     spec: ScoringSpec,
     *,
-    plots: bool = True,
+    plot_files: Sequence[str] = (),
     lineage: Lineage | None = None,
     retrievers: dict[str, str] | None = None,
 ) -> None:
-    """report.md (and the PNG plots) from the JSON files scoring wrote in ``out_dir``."""
+    """report.md from the JSON files scoring wrote in ``out_dir``; it links ``plot_files``, the PNGs this
+    scoring draws there (none: its figures section points at report.html and the command that draws
+    them)."""
     report = jsonio.read_json(out_dir / REPORT_FILE)
     latency_path = out_dir / LATENCY_REPORT_FILE
     latency = jsonio.read_json(latency_path) if latency_path.is_file() else None
     titles = {m.id: m.title for m in spec.metrics}
-    text = render_markdown(as_report_data(report), latency, titles, lineage, retrievers)
+    text = render_markdown(as_report_data(report), latency, titles, lineage, retrievers, tuple(plot_files))
     jsonio.write_text_atomic(out_dir / REPORT_MD_FILE, text)
-    if plots:
-        draw_plots(out_dir, spec)
+
+
+def figure_inputs(out_dir: Path, spec: ScoringSpec) -> FigureInputs:
+    """What the cell figures read beside report.json: per_task.jsonl's rows and the spec's cell axes."""
+    recall = spec.metric(RECALL_METRIC)
+    assert recall.numerator is not None and recall.denominator is not None
+    return FigureInputs(
+        jsonio.read_jsonl(out_dir / PER_TASK_FILE),
+        spec.strata,
+        spec.languages,
+        (recall.numerator, recall.denominator),
+    )
 
 
 def draw_plots(
@@ -150,15 +182,14 @@ def draw_plots(
 ) -> list[Path]:
     """The PNG plots (``only``: a subset of PLOT_FILES; ``svg``: an SVG beside each) from the JSON files
     scoring wrote in ``out_dir``."""
-    recall = spec.metric(RECALL_METRIC)
-    assert recall.numerator is not None and recall.denominator is not None
+    inputs = figure_inputs(out_dir, spec)
     return write_plots(
         out_dir,
         jsonio.read_json(out_dir / REPORT_FILE),
-        jsonio.read_jsonl(out_dir / PER_TASK_FILE),
-        strata=spec.strata,
-        languages=spec.languages,
-        recall_components=(recall.numerator, recall.denominator),
+        inputs.rows,
+        strata=inputs.strata,
+        languages=inputs.languages,
+        recall_components=inputs.recall_components,
         only=only,
         svg=svg,
     )

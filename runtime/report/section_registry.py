@@ -15,13 +15,15 @@ from runtime.spec_model.identity import Lineage
 
 @dataclass(frozen=True)
 class SectionContext:
-    """What a section renders from: report.json, latency.json (None when absent), metric titles, lineage."""
+    """What a section renders from: report.json, latency.json (None when absent), metric titles, lineage,
+    each condition's strategy, the PNG plots drawn beside report.md."""
 
     report: ReportData
     latency: dict[str, Any] | None
     titles: dict[str, str]
     lineage: Lineage | None
     retrievers: dict[str, str] | None = None  # condition -> strategy, when any condition names its own
+    plot_files: tuple[str, ...] = ()  # the PNGs drawn beside report.md (none unless asked for)
 
     @property
     def catalogs(self) -> list[str]:

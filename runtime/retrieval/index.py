@@ -209,8 +209,10 @@ class RetrievalIndex:
         if query is None or limit == 0:
             return Ranking((), ())
         hits = self._searcher.search(query, limit, count=False).hits
-        top = sorted(((score, address.doc) for score, address in hits), key=lambda h: (-h[0], h[1]))
-        return Ranking(tuple(self.route_ids[doc] for _, doc in top), tuple(score for score, _ in top))
+        # Sorted ascending as (-score, doc): score descending, then route ID; negation is exact, so the
+        # scores come back bit for bit.
+        top = sorted([(-score, address.doc) for score, address in hits])
+        return Ranking(tuple(self.route_ids[doc] for _, doc in top), tuple(-negated for negated, _ in top))
 
     def raw_search(self, query: tantivy.Query, limit: int) -> list[tuple[float, int]]:
         """Tantivy alone, no tie handling: the baseline ``sr bench retrieval`` compares against."""

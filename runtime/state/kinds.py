@@ -87,6 +87,28 @@ class Kind:
             return tuple(sorted(cast("set[str]", checked)))
         return tuple(sorted(checked, key=item.order))
 
+    def check_extension(
+        self, checked: tuple[StateItem, ...], value: tuple[RawValue, ...], path: str
+    ) -> StateValue:
+        """What ``check(value, path, ...)`` gives for a set ``value`` whose first items are ``checked``'s
+        own objects, ``checked`` being a value this kind checked under the guard still installed: only
+        the items after them are checked (a bad one named at its index in ``value``), and the set is
+        built from the same items in the same order, so the result and every refusal are the same."""
+        if len(value) > STATE_SET_ITEMS:
+            raise ContractViolation(
+                f"the list has {over_limit('items', len(value), 'STATE_SET_ITEMS')}", path=path
+            )
+        item = ITEMS[str(self.items)]
+        start = len(checked)
+        added = value[start:]
+        if item.names and accepted_names(added):  # and ``checked``'s names were accepted under this guard
+            return tuple(sorted({*cast("tuple[str, ...]", checked), *added}))
+        items: set[StateItem] = set(checked)
+        items.update(item.check(x, f"{path}[{start + i}]") for i, x in enumerate(added))
+        if item.order is None:
+            return tuple(sorted(cast("set[str]", items)))
+        return tuple(sorted(items, key=item.order))
+
     def initial(self) -> StateValue:
         """The empty value of a set or optional (the others start where their source says)."""
         return () if self.shape == "set" else None

@@ -21,7 +21,7 @@ from runtime.core.json_value import JSONObject, JSONValue
 from runtime.core.limits import STATE_SET_ITEMS, over_limit
 from runtime.simulator.result import ToolResult
 from runtime.state.errors import ContractViolation
-from runtime.state.guard import active_guard, reject_forbidden
+from runtime.state.guard import StateGuard, active_guard, installed_guard, reject_forbidden
 from runtime.state.items import RawValue, StableIdentifier, UnitTriple, check_name
 from runtime.state.jcs import canonical_json
 from runtime.state.kinds import DumpedValue, StateValue
@@ -42,10 +42,11 @@ def installed_layout() -> StateLayout:
 class ObservableState:
     """Observable, typed execution state: the installed contract's fields, immutable."""
 
-    __slots__ = ("_hash", "_layout", "_values")
+    __slots__ = ("_guard", "_hash", "_layout", "_values")
     _layout: StateLayout
     _values: tuple[StateValue, ...]
     _hash: int
+    _guard: StateGuard | None  # the guard installed when the values were checked (see _derived)
 
     # ---- the only constructors ---------------------------------------------------------------
 
@@ -114,6 +115,7 @@ class ObservableState:
         object.__setattr__(self, "_layout", layout)
         object.__setattr__(self, "_values", values)
         object.__setattr__(self, "_hash", hash((layout, values)))
+        object.__setattr__(self, "_guard", installed_guard())
 
     # ---- reading -----------------------------------------------------------------------------
 
@@ -205,8 +207,12 @@ class ObservableState:
     # ---- helpers -----------------------------------------------------------------------------
 
     def _derived(self, step: Callable[[StateField, StateValue], RawValue]) -> ObservableState:
-        data = {f.name: step(f, v) for f, v in zip(self._layout.fields, self._values, strict=True)}
-        return self._build(self._layout, data)
+        layout = self._layout
+        raw = [step(f, v) for f, v in zip(layout.fields, self._values, strict=True)]
+        guard = installed_guard()
+        if guard is None or guard is not self._guard:
+            return self._build(layout, {f.name: value for f, value in zip(layout.fields, raw, strict=True)})
+        return self._make(layout, _guarded_step(layout, self._values, raw))
 
     @classmethod
     def _build(cls, layout: StateLayout, data: RawState) -> ObservableState:
@@ -218,6 +224,7 @@ class ObservableState:
         object.__setattr__(state, "_layout", layout)
         object.__setattr__(state, "_values", values)
         object.__setattr__(state, "_hash", hash((layout, values)))
+        object.__setattr__(state, "_guard", installed_guard())
         return state
 
 
@@ -257,6 +264,50 @@ def _guarded(data: RawValue | RawState, layout: StateLayout) -> tuple[StateValue
     values = tuple(f.kind.check(data[f.name], f.name, f.source.noun) for f in layout.fields)
     _check_together(layout, values)
     return values
+
+
+def _guarded_step(
+    layout: StateLayout, checked: tuple[StateValue, ...], raw: list[RawValue]
+) -> tuple[StateValue, ...]:
+    """What ``_guarded`` gives for ``raw``, a transition's fields, when ``checked`` (the state it steps
+    from) passed the guard that is still installed: a field the step left as it was (the same object,
+    or a tuple of the same item objects) is ``checked``'s value, already normalised and free of
+    forbidden items; every other field is checked as ``_guarded`` checks it, in the same order (set
+    sizes, forbidden items, kinds), and the fields are checked together as always. The keys are the
+    layout's names by construction. tests/test_state_step_fast_path.py holds it to ``_guarded``."""
+    fields = layout.fields
+    changed = {i for i, (old, new) in enumerate(zip(checked, raw, strict=True)) if not _unchanged(old, new)}
+    if not changed:
+        return checked
+    data = {fields[i].name: raw[i] for i in sorted(changed)}
+    _check_set_sizes(data, layout)
+    reject_forbidden(data)
+    values = tuple(
+        _checked_field(f, checked[i], raw[i]) if i in changed else checked[i] for i, f in enumerate(fields)
+    )
+    _check_together(layout, values)
+    return values
+
+
+def _checked_field(f: StateField, old: StateValue, new: RawValue) -> StateValue:
+    """``new`` checked as ``_guarded`` checks it; a set that extends ``old`` by new items (the same item
+    objects first, as an accumulating source derives it) has only those items checked."""
+    if f.kind.shape == "set" and type(old) is tuple and type(new) is tuple and _extends(new, old):
+        return f.kind.check_extension(old, new, f.name)
+    return f.kind.check(new, f.name, f.source.noun)
+
+
+def _extends(new: tuple[RawValue, ...], old: tuple[StateValue, ...]) -> bool:
+    return len(new) >= len(old) and all(a is b for a, b in zip(new, old, strict=False))
+
+
+def _unchanged(old: StateValue, new: RawValue) -> bool:
+    """Whether ``new`` is ``old`` itself, or a tuple of exactly ``old``'s item objects in order."""
+    if new is old:
+        return True
+    if type(new) is not tuple or type(old) is not tuple or len(new) != len(old):
+        return False
+    return all(a is b for a, b in zip(new, old, strict=True))
 
 
 def _check_set_sizes(data: RawState, layout: StateLayout) -> None:

@@ -82,8 +82,8 @@ class RunRequest:
     concurrency: int | None = None
     allow_draft: bool = False
     max_events: int = 20
-    plots: bool = True
-    plot_svg: bool = False  # each plot also as SVG (`--plot-svg`)
+    plots: bool = False  # the PNG plots (`--plots`); report.html draws its figures either way
+    plot_svg: bool = False  # each plot also as SVG (`--plot-svg`, which implies `--plots`)
     announce_report: bool = True
     # The agent's identity options (model, decoding) and transport options (base URL, cache path).
     agent_options: Mapping[str, JSONValue] = field(default_factory=dict)

@@ -33,8 +33,8 @@ class ScoreRequest:
 
     run_dirs: tuple[Path, ...]
     out: Path | None = None
-    plots: bool = True
-    plot_svg: bool = False  # each plot also as SVG (`--plot-svg`)
+    plots: bool = False  # the PNG plots (`--plots`); report.html draws its figures either way
+    plot_svg: bool = False  # each plot also as SVG (`--plot-svg`, which implies `--plots`)
 
 
 def show_status(run_dirs: list[Path], console: Console | None = None) -> bool:

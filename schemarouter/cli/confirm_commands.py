@@ -26,7 +26,7 @@ def confirm(
     agent: AgentOpt = None,
     workers: WorkersOpt = 2,
     run_dir: RunDirOpt = None,
-    plots: PlotsOpt = True,
+    plots: PlotsOpt = False,
     experiment: ExperimentOpt = None,
 ) -> None:
     """Run a draft in its full scope on a confirmation surface; record it in spec/<id>/confirmation.yaml.

@@ -54,8 +54,16 @@ DraftOpt = Annotated[
 MaxEventsOpt = Annotated[
     int, typer.Option(min=1, help="Stop scheduling after this many infrastructure events in a session.")
 ]
-PlotsOpt = Annotated[bool, typer.Option(help="Write the plots (PNG) after scoring.")]
-PlotSvgOpt = Annotated[bool, typer.Option(help="Also write each plot as SVG beside its PNG.")]
+PlotsOpt = Annotated[
+    bool,
+    typer.Option(
+        help="Also write the four figures as PNG files (matplotlib) beside report.md, which then embeds "
+        "them; report.html draws them as inline SVG either way."
+    ),
+]
+PlotSvgOpt = Annotated[
+    bool, typer.Option(help="Write the PNG plots and an SVG beside each (implies --plots).")
+]
 TokenizerOpt = Annotated[
     Path | None,
     typer.Option(help="Count tokens with this Hugging Face tokenizer.json instead of cl100k_base."),
@@ -136,7 +144,7 @@ RUN_OPTIONS: OptionGroup = (
     ("workers", WorkersOpt, 2),
     ("draft", DraftOpt, False),
     ("max_events", MaxEventsOpt, 20),
-    ("plots", PlotsOpt, True),
+    ("plots", PlotsOpt, False),
     ("plot_svg", PlotSvgOpt, False),
 )
 EXECUTION_OPTIONS: OptionGroup = (
@@ -184,7 +192,7 @@ def score(
             help="Where to write the report (default: the run directory; runs/merged-<id>/ for shards)."
         ),
     ] = None,
-    plots: PlotsOpt = True,
+    plots: PlotsOpt = False,
     plot_svg: PlotSvgOpt = False,
     experiment: ExperimentOpt = None,
 ) -> None:

@@ -13,9 +13,11 @@ from __future__ import annotations
 from runtime.engine.metrics.registry import (
     EpisodeView,
     MetricValues,
+    RegisteredMetric,
     episode_metrics,
     executed_calls_from_turns,
     metric,
+    metric_values,
     metrics_named,
     registered_metrics,
 )
@@ -23,9 +25,11 @@ from runtime.engine.metrics.registry import (
 __all__ = [
     "EpisodeView",
     "MetricValues",
+    "RegisteredMetric",
     "episode_metrics",
     "executed_calls_from_turns",
     "metric",
+    "metric_values",
     "metrics_named",
     "registered_metrics",
 ]

@@ -142,8 +142,14 @@ def episode_metrics(
     if executed is None:
         executed = executed_calls_from_turns(trace.turns)
     view = EpisodeView(task, trace, ranks, catalog, wall_ms, executed)
+    return metric_values(metrics_named(metric_ids), view)
+
+
+def metric_values(metrics: Sequence[RegisteredMetric], view: EpisodeView) -> MetricValues:
+    """The values of ``metrics`` (resolved once per run by ``metrics_named``, in spec order) for one
+    episode's view: a metric with components contributes its value and each component."""
     values: MetricValues = {}
-    for registered in metrics_named(metric_ids):
+    for registered in metrics:
         value = registered.fn(view)
         if registered.components:
             assert isinstance(value, Mapping), registered.id
