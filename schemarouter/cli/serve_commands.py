@@ -27,7 +27,7 @@ def bench_serve_command(
         int, typer.Option(min=1, help="At most this many episodes per slot (N x this per run).")
     ] = 20,
     workers: Annotated[
-        int, typer.Option(min=1, help="Worker processes of each run (at most N; each streams its share of N).")
+        int, typer.Option(min=1, help="Worker processes of each run (at most N; each streams its share).")
     ] = 1,
     inspect: Annotated[
         bool, typer.Option(help="Drive inspect_ai's async client against the same server (bench extra).")
