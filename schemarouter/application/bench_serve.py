@@ -62,7 +62,7 @@ class ServeBench:
     jitter_s: float = 0.0
     error_rate: float = 0.0
     per_slot: int = 20
-    workers: int = 1
+    workers: int = 2  # as sr run: two streaming processes kept more in flight at N = 256 than one
     inspect: bool = True
     constrained: bool = False
 

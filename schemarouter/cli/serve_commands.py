@@ -28,7 +28,7 @@ def bench_serve_command(
     ] = 20,
     workers: Annotated[
         int, typer.Option(min=1, help="Worker processes of each run (at most N; each streams its share).")
-    ] = 1,
+    ] = 2,
     inspect: Annotated[
         bool, typer.Option(help="Drive inspect_ai's async client against the same server (bench extra).")
     ] = True,
