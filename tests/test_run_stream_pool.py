@@ -2,8 +2,8 @@
 
 Each worker keeps its share of N in flight and is refilled one key at a time, so no batch drains. What
 must hold is the batch pool's contract: the same episodes committed once each, a dead worker losing
-only the keys it held (each a worker_lost event that --resume runs again), a stop that starts nothing
-new, and a window that is really kept full.
+only the keys it held (each a worker_lost event that --resume runs again), and a stop that starts nothing
+new.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import pytest
 from run_fake_engine import FakeEngine
 from run_support import execute, request, small_scope
 
@@ -66,8 +65,3 @@ def test_a_stop_starts_nothing_new_and_resume_finishes(tmp_path: Path) -> None:
     state = load_result_set([run_dir]).dirs[0]
     assert state.shard_complete and not state.unresolved
     assert len(_committed_rows(run_dir)) == len(keys)
-
-
-@pytest.mark.parametrize("threads", [1, 2, 8, 64, 256])
-def test_a_worker_holds_its_threads_and_a_quarter_more(threads: int) -> None:
-    assert window(threads) == threads + max(1, threads // 4)

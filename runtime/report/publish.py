@@ -260,13 +260,6 @@ class PlotJob:
         return pngs + ([png.with_suffix(".svg") for png in pngs] if self._svg else [])
 
 
-def start_plots(out_dir: Path, compiled: CompiledSpec, *, svg: bool = False) -> PlotJob:
-    """Draw the plots of a directory that ``score_and_publish(..., plots=False)`` wrote."""
-    job = PlotJob(out_dir, ScoringSpec.from_compiled(compiled), svg=svg)
-    job.go()
-    return job
-
-
 def _draw_in_child(
     out_dir: Path,
     spec: ScoringSpec,
