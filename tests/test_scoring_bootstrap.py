@@ -83,7 +83,7 @@ def _rows(tasks: list[TaskRef], seed: int = 7, zero_den: set[str] = frozenset())
 
 
 def _run(
-    rows: list[dict], tasks: list[TaskRef], iterations: int, seed: int = 11
+    rows: list[dict], tasks: list[TaskRef], iterations: int, seed: int = 11, differences_only: bool = False
 ) -> tuple[Estimates, Any, Any]:
     strata = sorted({t.stratum for t in tasks})
     languages = sorted({t.language for t in tasks})
@@ -98,6 +98,7 @@ def _run(
         catalogs=CATALOGS,
         pair=("T", "C"),
         percentiles=PERCENTILES,
+        differences_only=differences_only,
     )
     return est, indices, layout
 
@@ -162,6 +163,17 @@ def test_vectorized_bootstrap_equals_a_slow_loop_over_the_index_matrix() -> None
                 pytest.approx(high, rel=1e-9),
             )
             assert got.undefined_resamples == undefined
+
+
+def test_differences_only_gives_the_same_differences_bit_for_bit_and_no_condition_intervals() -> None:
+    """What the preflight's simulated surfaces ask for: the differences alone, exactly as a full call."""
+    tasks = _tasks([("a", "x", 3), ("a", "y", 2), ("b", "x", 4), ("b", "y", 1)])
+    rows = _rows(tasks, zero_den={"a-y-0", "a-y-1", "b-y-0"})
+    full, _, _ = _run(rows, tasks, iterations=400)
+    alone, _, _ = _run(rows, tasks, iterations=400, differences_only=True)
+    assert alone.metrics == {}
+    assert full.metrics and alone.differences == full.differences
+    assert {m.id for m in METRICS} == set(alone.differences[CATALOGS[0]])
 
 
 def test_differences_are_paired_by_one_resample() -> None:

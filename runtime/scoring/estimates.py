@@ -55,9 +55,14 @@ def estimate(
     catalogs: Sequence[int],
     pair: tuple[str, str] | None,
     percentiles: tuple[float, float],
+    differences_only: bool = False,
 ) -> Estimates:
     """Intervals for ``metrics`` (each where it applies) and, if ``pair`` = (treatment, comparator)
-    are both present, for the paired difference of every metric that applies to both."""
+    are both present, for the paired difference of every metric that applies to both.
+
+    ``differences_only``: leave ``metrics`` empty and compute the differences alone (the preflight's
+    simulated surfaces, whose statistics read only differences). The sums are the same either way, so
+    every difference is bit for bit the one a full call gives."""
     table = _Columns(rows, layout)
     plan: list[tuple[str, int, MetricSpec]] = [
         (c, k, m) for k in catalogs for c in conditions for m in metrics if c in m.applies_to
@@ -71,7 +76,7 @@ def estimate(
     stat = _Statistic(sums.point, sums.resampled, table.index, layout.n)
 
     out = Estimates()
-    for condition, catalog, metric in plan:
+    for condition, catalog, metric in [] if differences_only else plan:
         point, resampled = stat.of(condition, catalog, metric)
         out.metrics.setdefault(condition, {}).setdefault(catalog, {})[metric.id] = _rounded(
             percentile_interval(point, resampled, percentiles)

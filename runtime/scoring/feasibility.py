@@ -245,6 +245,7 @@ def simulated_statistics(
             catalogs=list(catalogs),
             pair=(treatment, comparator),
             percentiles=spec.bootstrap.percentiles(),
+            differences_only=True,
         )
         for c in criteria:
             _record_statistic(out, c, found, sim_rows, metrics[c.metric], statistics[c.statistic], catalogs)

@@ -52,6 +52,7 @@ from schemarouter.project import ProjectPaths
 if TYPE_CHECKING:
     from runtime.run.resultset import ResultSet
     from runtime.scoring.spec import ScoringSpec
+    from runtime.spec_model import CompiledSpec
 
 PILOT_SURFACE = "dev"
 # The conditions whose pass rate caps a treatment's: every required route exposed (found by policy).
@@ -151,8 +152,14 @@ def run_preflight(
 ) -> Preflight:
     """Steps 1-3 of the module docs (``progress``: the pilot, the bounds, each simulated surface)."""
     started = time.perf_counter()
-    _refuse_early(paths, request)
+    from schemarouter.application.retrieval_io import compiled_experiment
     from schemarouter.application.run import RunDeps, RunRequest, run_experiment
+
+    _refuse_early(paths, request)
+    # Compiled once: the catalog check, the pilot and its measurement read the same bundle (a draft is
+    # compiled afresh on every call, so three calls cost three compiles and could disagree).
+    compiled = compiled_experiment(paths)
+    _check_catalogs(paths, compiled)
 
     quiet = console or Console(file=io.StringIO(), width=200)
     announce(progress, f"pilot run on surface {request.surface}", 0)
@@ -166,13 +173,13 @@ def run_preflight(
             plots=False,
             announce_report=False,
         ),
-        RunDeps(console=quiet),
+        RunDeps(console=quiet, compiled=compiled),
     )
     if outcome.exit_code != 0 or outcome.report is None:
         raise SchemaRouterError(
             f"{outcome.run_dir}: the preflight's pilot did not finish (sr status {outcome.run_dir})"
         )
-    return _measure(paths, request, outcome.run_dir, outcome.report, started, progress)
+    return _measure(paths, compiled, request, outcome.run_dir, outcome.report, started, progress)
 
 
 def _refuse_early(paths: ProjectPaths, request: PreflightRequest) -> None:
@@ -189,13 +196,10 @@ def _refuse_early(paths: ProjectPaths, request: PreflightRequest) -> None:
             f"{request.surface} surface in this project "
             f"(spec/_surfaces/{request.surface}/): sr preflight measures the gate on it; nothing was written"
         )
-    _check_catalogs(paths)
 
 
-def _check_catalogs(paths: ProjectPaths) -> None:
-    from schemarouter.application.retrieval_io import compiled_experiment
-
-    for size in compiled_experiment(paths).experiment.catalog_sizes:
+def _check_catalogs(paths: ProjectPaths, compiled: CompiledSpec) -> None:
+    for size in compiled.experiment.catalog_sizes:
         path = paths.catalogs_dir / f"catalog_{size}.json"
         if not path.is_file():
             raise SchemaRouterError(
@@ -206,6 +210,7 @@ def _check_catalogs(paths: ProjectPaths) -> None:
 
 def _measure(
     paths: ProjectPaths,
+    compiled: CompiledSpec,
     request: PreflightRequest,
     run_dir: Path,
     report: dict[str, Any],
@@ -217,9 +222,7 @@ def _measure(
     from runtime.scoring.per_task import PER_TASK_FILE
     from runtime.scoring.spec import ScoringSpec
     from schemarouter.application.preflight_points import bare_points
-    from schemarouter.application.retrieval_io import compiled_experiment
 
-    compiled = compiled_experiment(paths)
     spec = ScoringSpec.from_compiled(compiled)
     result_set = load_result_set([run_dir])
     scope = result_set.scope
