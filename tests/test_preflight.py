@@ -253,6 +253,37 @@ def test_task_pass_and_recovery_ceilings_come_from_the_ceiling_conditions() -> N
     )
 
 
+def test_the_recovery_bound_needs_a_ratio_and_a_mean_redefinition_gets_none_not_a_guess() -> None:
+    """G3's bound counts the treatment's initial misses through the ratio's denominator. A successor
+    that redefines the metric as a mean has no denominator: the criterion gets no bound."""
+    from schemarouter.application.preflight import _bounds
+
+    rows = [
+        {"task_id": "a", "condition": "FULL", "catalog": 100, "task_pass": 1},
+        {"task_id": "a", "condition": "T", "catalog": 100, "task_pass": 0, "initial_miss": 1},
+        {"task_id": "a", "condition": "C", "catalog": 100, "task_pass": 0, "initial_miss": 1},
+    ]
+    report = {"metrics": {"C": {"100": {"initial_miss_recovery": {"point": 0.25}}}}}
+    base = _spec(tasks_per_cell=1, iterations=10)
+    g3 = _criterion("difference", ">=", 0.1, metric="initial_miss_recovery")
+    gate = base.gate.model_copy(update={"criteria": (g3,)})
+    common = {"level": "task", "definition": "d", "id": "initial_miss_recovery", "title": "t", "unit": "u"}
+    ratio = MetricSpec(
+        **common,
+        aggregate="ratio",
+        numerator="recovered",
+        denominator="initial_miss",
+        applies_to=("T", "C"),
+        better="higher",
+    )
+    mean = MetricSpec(**common, aggregate="mean", applies_to=("T", "C"), better="higher")
+    for metric, expected in ((ratio, 0.75), (mean, None)):
+        spec = base.model_copy(update={"metrics": (metric,), "gate": gate})
+        bounds = _bounds(spec, report, rows, {}, ["FULL"], [100])
+        found = bounds.get(("GX", 100))
+        assert (found.value if found else None) == expected, metric.aggregate
+
+
 # --- the lock: an optional record that leaves every existing lock's bytes alone --------------------
 
 

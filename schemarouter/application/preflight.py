@@ -287,7 +287,7 @@ def _gate_intervals(
 
 
 def _bounds(
-    spec: Any,
+    spec: ScoringSpec,
     report: Mapping[str, Any],
     rows: list[dict[str, Any]],
     bare: Mapping[int, BarePoints],
@@ -296,7 +296,10 @@ def _bounds(
 ) -> dict[tuple[str, int], Bound]:
     """The protocol's bound on each criterion's compared quantity, where the protocol sets one."""
     treatment, comparator = spec.gate.treatment, spec.gate.comparator
-    recovery = spec.metric(RECOVERY_METRIC) if RECOVERY_METRIC in {m.id for m in spec.metrics} else None
+    recovery = next((m for m in spec.metrics if m.id == RECOVERY_METRIC), None)
+    # The treatment's initial misses are the rows its recovery ratio counts in its denominator; a
+    # successor that defines the metric otherwise (no denominator) gets no recovery bound, not a guess.
+    missed = recovery.denominator if recovery is not None and recovery.aggregate == "ratio" else None
     out: dict[tuple[str, int], Bound] = {}
     for criterion in spec.gate.criteria:
         for k in catalogs:
@@ -313,11 +316,9 @@ def _bounds(
                     task_pass_ceiling(rows, ceilings, k, PASS_METRIC),
                     f"best pass rate of {', '.join(ceilings)}",
                 )
-            elif criterion.metric == RECOVERY_METRIC and recovery is not None:
+            elif criterion.metric == RECOVERY_METRIC and missed is not None:
                 ceiling = (
-                    recovery_ceiling(
-                        rows, ceilings, treatment, k, pass_metric=PASS_METRIC, missed=recovery.denominator
-                    ),
+                    recovery_ceiling(rows, ceilings, treatment, k, pass_metric=PASS_METRIC, missed=missed),
                     f"pass rate of {', '.join(ceilings)} on the treatment's initial misses",
                 )
             value, basis = ceiling
