@@ -52,6 +52,31 @@ def test_a_duplicate_commit_is_refused_and_leaves_the_row_unchanged(tmp_path: Pa
         assert store.read_outcomes([key]) == before
 
 
+def test_a_trace_packed_in_the_worker_is_stored_as_sent_and_equals_packing_in_the_parent(
+    tmp_path: Path,
+) -> None:
+    """Workers send the trace packed (runtime/run/trace_blob.py); the store keeps those bytes, which are
+    the bytes it made itself from the JSON, and reads the JSON back. Both forms at once, or neither, is a
+    programming error."""
+    import sqlite3
+
+    from runtime.run.trace_blob import pack_trace
+
+    trace = '{"turns": [{"text": "r\u00e9sum\u00e9 \u2713"}], "n": 1}'
+    a, b, c = EpisodeKey("t1", "C", 100), EpisodeKey("t2", "C", 100), EpisodeKey("t3", "C", 100)
+    with EpisodeStore(tmp_path, create=True) as store:
+        store.commit_episode(a, metrics={}, wall_latency_ms=None, trace_zlib=pack_trace(trace), session=1)
+        store.commit_episode(b, metrics={}, wall_latency_ms=None, trace_json=trace, session=1)
+        for bad in ({}, {"trace_json": trace, "trace_zlib": pack_trace(trace)}):
+            with pytest.raises(TypeError, match="exactly one"):
+                store.commit_episode(c, metrics={}, wall_latency_ms=None, session=1, **bad)
+        assert store.read_trace(a) == store.read_trace(b) == trace
+    blobs = (
+        sqlite3.connect(tmp_path / "episodes.sqlite").execute("SELECT trace_zlib FROM episodes").fetchall()
+    )
+    assert [bytes(x) for (x,) in blobs] == [pack_trace(trace)] * 2
+
+
 def test_infrastructure_events_are_never_results_and_resume_resolves_them(tmp_path: Path) -> None:
     scope = small_scope()
     failing = {k.label() for k in scope.episode_keys()[5:8]}

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, SupportsFloat, SupportsInt
 
 from runtime.core.json_value import JSONValue
+from runtime.run.trace_blob import pack_trace, unpack_trace
 
 if TYPE_CHECKING:
     from runtime.engine.trace import EpisodeTrace
@@ -89,12 +90,16 @@ class EpisodeRecord:
 
     metrics: dict[str, float | int | bool | None]
     wall_latency_ms: float | None
-    trace_json: str
+    trace_zlib: bytes  # the trace as the store keeps it (runtime/run/trace_blob.py), packed in the worker
     model_calls: dict[str, int] | None = None
     # What the diagnostics would otherwise recompute from the trace, recorded by the worker that ran the
     # episode (the key-free rankings of its refreshes: runtime/retrieval/key_free.py). Kept in memory by
     # the session for a scoring in the same process; never stored, never part of the trace.
     key_free: KeyFreeRankings | None = None
+
+    @property
+    def trace_json(self) -> str:
+        return unpack_trace(self.trace_zlib)
 
 
 class EpisodeEngine(Protocol):
@@ -186,7 +191,7 @@ def episode_record(trace: EpisodeResult) -> EpisodeRecord:
     return EpisodeRecord(
         metrics=metrics,
         wall_latency_ms=float(latency) if latency is not None else None,
-        trace_json=trace.model_dump_json(),
+        trace_zlib=pack_trace(trace.model_dump_json()),
         model_calls=getattr(trace, "model_calls", None),
     )
 

@@ -96,7 +96,7 @@ class Sink:
                 key,
                 metrics=outcome.metrics,
                 wall_latency_ms=outcome.wall_latency_ms,
-                trace_json=outcome.trace_json,
+                trace_zlib=outcome.trace_zlib,
                 session=self.session,
             )
             if self.committed == 0:

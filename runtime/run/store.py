@@ -31,6 +31,7 @@ from runtime.core import safe_json
 from runtime.core.errors import SchemaRouterError
 from runtime.run.manifest import now_utc
 from runtime.run.scope import EpisodeKey
+from runtime.run.trace_blob import pack_trace, unpack_trace
 
 STORE_FILE = "episodes.sqlite"
 STORE_VERSION = "1"
@@ -207,10 +208,15 @@ class EpisodeStore:
         *,
         metrics: Mapping[str, float | int | bool | None],
         wall_latency_ms: float | None,
-        trace_json: str,
+        trace_json: str | None = None,
+        trace_zlib: bytes | None = None,
         session: int,
     ) -> None:
-        """Commit one finished episode atomically and resolve its open infrastructure events."""
+        """Commit one finished episode atomically and resolve its open infrastructure events. The trace
+        comes as its JSON or already packed (``trace_blob.pack_trace``, as a worker sends it): exactly one."""
+        if (trace_json is None) == (trace_zlib is None):
+            raise TypeError("commit_episode takes exactly one of trace_json and trace_zlib")
+        packed = trace_zlib if trace_zlib is not None else pack_trace(str(trace_json))
         now = now_utc().isoformat()
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
@@ -225,7 +231,7 @@ class EpisodeStore:
                     key.epoch,
                     json.dumps(metrics, sort_keys=True, separators=(",", ":")),
                     wall_latency_ms,
-                    zlib.compress(trace_json.encode("utf-8"), 1),
+                    packed,
                     session,
                     now,
                 ),
@@ -354,7 +360,7 @@ class EpisodeStore:
                     raise ValueError("not a JSON object")
                 if latency is not None and not isinstance(latency, int | float):
                     raise ValueError(f"wall latency {latency!r} is not a number")
-                trace_json = zlib.decompress(packed).decode("utf-8") if with_traces else None
+                trace_json = unpack_trace(packed) if with_traces else None
             except (ValueError, TypeError, zlib.error) as err:
                 raise SchemaRouterError(
                     f"{self._path}: episode {key.label()}: the stored row is damaged ({err}); "
@@ -373,6 +379,6 @@ class EpisodeStore:
                 f" AND {self._epoch} = ?",
                 tuple(key),
             ).fetchone()
-            return zlib.decompress(row[0]).decode("utf-8") if row else None
+            return unpack_trace(row[0]) if row else None
         except (sqlite3.Error, TypeError, ValueError, zlib.error) as err:
             raise self.damaged("episodes", err) from None
