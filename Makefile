@@ -29,8 +29,8 @@ test: $(STAMP) check
 check: lint typecheck
 
 lint: $(STAMP)
-	$(BIN)/ruff check schemarouter compiler runtime tests
-	$(BIN)/ruff format --check schemarouter compiler runtime tests
+	$(BIN)/ruff check schemarouter compiler runtime tests scripts
+	$(BIN)/ruff format --check schemarouter compiler runtime tests scripts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy -p schemarouter -p compiler -p runtime

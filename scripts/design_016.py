@@ -128,7 +128,8 @@ def main() -> None:
     original = CONDITIONS.read_text(encoding="utf-8")
     base = yaml.safe_load(original)
     print(
-        "| design | catalog | R@5 after ok | R@5 after error | R@5 after blocked | task pass | recovery | schema tokens |"
+        "| design | catalog | R@5 after ok | R@5 after error | R@5 after blocked | task pass | recovery"
+        " | schema tokens |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     try:

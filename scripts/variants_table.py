@@ -96,7 +96,10 @@ def main() -> None:
     parser.add_argument("--static", action="store_true", help="the static arms under each comparator pinning")
     args = parser.parse_args()
     if args.static:
-        print("| catalog | arm | R@5 after ok | R@5 after error | R@5 after blocked | task pass | schema tokens |")
+        print(
+            "| catalog | arm | R@5 after ok | R@5 after error | R@5 after blocked | task pass"
+            " | schema tokens |"
+        )
         print("| --- | --- | --- | --- | --- | --- | --- |")
         static = {n: run_variant(o, args.workers, STATIC_ARMS) for n, o in PINNINGS.items()}
         for catalog in ("100", "250", "500"):
