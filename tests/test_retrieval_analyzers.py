@@ -107,3 +107,29 @@ def test_index_terms_are_the_query_terms() -> None:
         analyzer = index._analyzers[field.analyzer]
         expected = {t for e in TOY_CATALOG.endpoints for t in analyzer.terms(source_text(e, field.sources))}
         assert index._vocabularies[field.id] == expected, field.id
+
+
+def test_indexes_of_one_spec_share_analyzers_and_rank_as_with_fresh_ones() -> None:
+    """shared_analyzer: one analyzer (and word memo) per spec entry for every index of the process, so
+    nested catalogs analyze a shared word once. Sharing changes no ranking: an index built on a word memo
+    another index filled ranks every query exactly as one whose analyzers started empty."""
+    from runtime.retrieval import analyzers as module
+    from runtime.retrieval.analyzers import shared_analyzer
+    from runtime.retrieval.index import RetrievalIndex
+
+    spec = frozen_spec()
+    half = TOY_CATALOG.model_copy(
+        update={"endpoints": TOY_CATALOG.endpoints[: len(TOY_CATALOG.endpoints) // 2]}
+    )
+    module._shared.clear()
+    fresh = RetrievalIndex.build(TOY_CATALOG, spec)
+    module._shared.clear()
+    RetrievalIndex.build(half, spec)  # fills the shared memos first
+    shared = RetrievalIndex.build(TOY_CATALOG, spec)
+    for name, entry in spec.analyzers.items():
+        assert shared.analyzer(name) is shared_analyzer(entry, spec.max_token_bytes)
+        assert fresh.analyzer(name) is not shared.analyzer(name)
+    queries = [source_text(e, ("summary", "description")) for e in TOY_CATALOG.endpoints]
+    queries += ["send a message", "geo.latitude lookup", "\ud800 lone surrogate", ""]
+    for query in queries:
+        assert shared.search(query, 5) == fresh.search(query, 5), query

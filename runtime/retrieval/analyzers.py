@@ -142,8 +142,26 @@ class IdentifierAnalyzer(Analyzer):
         return [whole, *parts] if len(parts) > 1 else [whole]
 
 
+# Analyzers by (spec entry, token limit): ``shared_analyzer``'s, at most _SHARED_LIMIT of them.
+_shared: dict[tuple[str, str, int], Analyzer] = {}
+_SHARED_LIMIT = 64
+
+
+def shared_analyzer(spec: AnalyzerSpec, max_token_bytes: int) -> Analyzer:
+    """The process's one analyzer for this spec entry and token limit. An analyzer is a pure function
+    of its spec with a word memo, so every index built from the same entry can share it: the nested
+    catalogs (100 in 250 in 500) then analyze each shared word once, and their queries share the memo."""
+    key = (type(spec).__name__, spec.model_dump_json(), max_token_bytes)
+    found = _shared.get(key)
+    if found is None:
+        if len(_shared) >= _SHARED_LIMIT:
+            _shared.clear()
+        found = _shared[key] = make_analyzer(spec, max_token_bytes)
+    return found
+
+
 def make_analyzer(spec: AnalyzerSpec, max_token_bytes: int) -> Analyzer:
-    """The analyzer a spec entry describes."""
+    """The analyzer a spec entry describes (a new one, with an empty memo)."""
     if isinstance(spec, StemmedWords):
         return StemmedAnalyzer(spec, max_token_bytes)
     if isinstance(spec, CharNgrams):

@@ -24,7 +24,7 @@ import tantivy
 
 from runtime.catalog.model import Catalog, Endpoint
 from runtime.core.errors import SchemaRouterError
-from runtime.retrieval.analyzers import Analyzer, make_analyzer, prepare
+from runtime.retrieval.analyzers import Analyzer, prepare, shared_analyzer
 from runtime.retrieval.document import source_text
 from runtime.spec_model.retriever import RetrieverSpec
 
@@ -91,7 +91,7 @@ class RetrievalIndex:
         route_ids = tuple(e.route_id for e in endpoints)
         if len(set(route_ids)) != len(route_ids):
             raise SchemaRouterError("retrieval index: the catalog has duplicate route IDs")
-        analyzers = {name: make_analyzer(a, spec.max_token_bytes) for name, a in spec.analyzers.items()}
+        analyzers = {name: shared_analyzer(a, spec.max_token_bytes) for name, a in spec.analyzers.items()}
 
         builder = tantivy.SchemaBuilder()
         for field in spec.fields:
