@@ -125,6 +125,13 @@ class EpisodeOutcome:
     trace_json: str | None = None
 
 
+def _packed(trace_json: str | None, trace_zlib: bytes | None) -> bytes:
+    """The stored form of a trace given as exactly one of its JSON or its packed bytes."""
+    if (trace_json is None) == (trace_zlib is None):
+        raise TypeError("commit_episode takes exactly one of trace_json and trace_zlib")
+    return trace_zlib if trace_zlib is not None else pack_trace(str(trace_json))
+
+
 class EpisodeStore:
     """One connection to a run directory's store. Use as a context manager."""
 
@@ -214,9 +221,7 @@ class EpisodeStore:
     ) -> None:
         """Commit one finished episode atomically and resolve its open infrastructure events. The trace
         comes as its JSON or already packed (``trace_blob.pack_trace``, as a worker sends it): exactly one."""
-        if (trace_json is None) == (trace_zlib is None):
-            raise TypeError("commit_episode takes exactly one of trace_json and trace_zlib")
-        packed = trace_zlib if trace_zlib is not None else pack_trace(str(trace_json))
+        packed = _packed(trace_json, trace_zlib)
         now = now_utc().isoformat()
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
