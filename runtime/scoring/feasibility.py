@@ -216,12 +216,9 @@ def simulated_statistics(
     treatment, comparator = spec.gate.treatment, spec.gate.comparator
     metrics = {m.id: m for m in spec.metrics}
     used = [metrics[m] for m in dict.fromkeys(c.metric for c in criteria)]
-    pilot = {
-        (r["task_id"], r["condition"], r["catalog"]): r
-        for r in rows
-        if r["catalog"] in catalogs and r["condition"] in (treatment, comparator)
-    }
-    centred = _centred(pilot, used, treatment, comparator, catalogs)
+    centred = _centred(
+        _pair_rows(rows, (treatment, comparator), catalogs), used, treatment, comparator, catalogs
+    )
     sim_layout, draws = simulated_surfaces(layout, spec.tasks_per_cell, simulations, seed)
     counts = resample_counts(
         resample_indices(sim_layout, iterations=spec.bootstrap.iterations, seed=spec.bootstrap.seed),
@@ -250,6 +247,17 @@ def simulated_statistics(
         for c in criteria:
             _record_statistic(out, c, found, sim_rows, metrics[c.metric], statistics[c.statistic], catalogs)
     return out
+
+
+def _pair_rows(
+    rows: Sequence[Row], pair: tuple[str, str], catalogs: Sequence[int]
+) -> dict[tuple[str, str, int], Row]:
+    """The pilot's rows of the two compared conditions at ``catalogs``, by (task, condition, catalog)."""
+    return {
+        (r["task_id"], r["condition"], r["catalog"]): r
+        for r in rows
+        if r["catalog"] in catalogs and r["condition"] in pair
+    }
 
 
 def _record_statistic(
