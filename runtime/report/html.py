@@ -12,7 +12,6 @@ The page's script and style are ``assets/report.js`` and ``assets/report.css`` b
 from __future__ import annotations
 
 import base64
-import gzip
 import html
 import json
 from collections.abc import Callable, Sequence
@@ -40,6 +39,7 @@ from runtime.report.svg_figures import (
     recall_scale,
     tokens_vs_pass_svg,
 )
+from runtime.report.trace_packing import packed_traces
 from runtime.run import jsonio
 
 REPORT_HTML_FILE = "report.html"
@@ -51,9 +51,10 @@ def write_html(
     facts: Sequence[EpisodeFacts],
     traces: Sequence[str | None],
     figures: FigureInputs | None = None,
+    packed: bytes | None = None,
 ) -> Path:
     path = out_dir / REPORT_HTML_FILE
-    jsonio.write_text_atomic(path, render_html(report, facts, traces, figures))
+    jsonio.write_text_atomic(path, render_html(report, facts, traces, figures, packed))
     return path
 
 
@@ -62,13 +63,15 @@ def render_html(
     facts: Sequence[EpisodeFacts],
     traces: Sequence[str | None],
     figures: FigureInputs | None = None,
+    packed: bytes | None = None,
 ) -> str:
     """The page; ``figures`` (the per-task rows and cell axes) draws the heat maps, which say that they
-    are not drawn without it."""
+    are not drawn without it. ``packed``: ``packed_traces(traces)`` when already computed
+    (``trace_packing.TracePacker``)."""
     episodes = [
         [f.task_id, f.condition, f.catalog, f.stratum, f.language, f.passed, f.cause or ""] for f in facts
     ]
-    packed = _packed_traces(traces)
+    packed = packed if packed is not None else packed_traces(traces)
     gate = report["gate"]
     pilot = report.get("pilot")
     title = f"{'PILOT: ' if pilot else ''}SchemaRouter {report['experiment_id']}: gate {gate['verdict']}"
@@ -112,15 +115,6 @@ def render_html(
 def _asset(name: str) -> str:
     """A file of ``assets/`` beside this module (the page's style and script)."""
     return resources.files("runtime.report").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
-
-
-def _packed_traces(traces: Sequence[str | None]) -> bytes:
-    """The stored traces as one gzip-compressed JSON array (no timestamp, so the bytes are the data's)."""
-    return gzip.compress(
-        ("[" + ",".join(t if t is not None else "null" for t in traces) + "]").encode("utf-8"),
-        compresslevel=6,
-        mtime=0,
-    )
 
 
 def _viewer_meta(report: ReportData) -> dict[str, list[str] | list[int]]:

@@ -25,6 +25,7 @@ from runtime.report.html import write_html
 from runtime.report.markdown import REPORT_MD_FILE, render_markdown
 from runtime.report.plots import PLOT_FILES, preload, write_plots
 from runtime.report.report_data import as_report_data
+from runtime.report.trace_packing import TracePacker
 from runtime.retrieval import RetrieverSpec
 from runtime.retrieval.strategy import DEFAULT_STRATEGY
 from runtime.run import jsonio
@@ -86,11 +87,14 @@ def score_and_publish(
     return result
 
 
-def _write_page(out_dir: Path, spec: ScoringSpec, result: ScoreResult, diagnoser: Diagnoser) -> None:
+def _write_page(
+    out_dir: Path, spec: ScoringSpec, result: ScoreResult, diagnoser: Diagnoser, packer: TracePacker
+) -> None:
     """report.html, from the report, the diagnosed episodes and the per-task rows (when diagnosed)."""
     if diagnoser.result is not None:
         report = as_report_data(result.report)
-        write_html(out_dir, report, diagnoser.result.facts, diagnoser.traces, figure_inputs(out_dir, spec))
+        facts, traces = diagnoser.result.facts, diagnoser.traces
+        write_html(out_dir, report, facts, traces, figure_inputs(out_dir, spec), packer.packed(traces))
 
 
 def own_retrievers(compiled: CompiledSpec) -> dict[str, str] | None:
@@ -124,25 +128,30 @@ def _score_and_render(
     lock = read_lock(paths.lock_file, display=paths.lock_display)
     source = episode_source(audit)
     diagnoser = Diagnoser(source, compiled, key_free) if source is not None else None
-    result = score_result_set(
-        load_result_set(run_dirs),
-        spec=spec,
-        current_freeze_hash=None if lock is None else lock.root.digest,
-        out_dir=out_dir,
-        audit=audit,
-        on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
-        diagnose=diagnoser,
-        observe=None if diagnoser is None else diagnoser.observe,
-    )
-    render_report(
-        out_dir,
-        spec,
-        plot_files=plot_files,
-        lineage=lineage_of(compiled),
-        retrievers=own_retrievers(compiled),
-    )
-    if diagnoser is not None:
-        _write_page(out_dir, spec, result, diagnoser)
+    packer = TracePacker()  # report.html's traces compress beside the bootstrap (trace_packing.py)
+    try:
+        result = score_result_set(
+            load_result_set(run_dirs),
+            spec=spec,
+            current_freeze_hash=None if lock is None else lock.root.digest,
+            out_dir=out_dir,
+            audit=audit,
+            on_scoring_started=lambda run_id: _record(paths, run_id, compiled, lock),
+            diagnose=diagnoser,
+            observe=None if diagnoser is None else diagnoser.observe,
+            on_audited=None if diagnoser is None else packer.start,
+        )
+        render_report(
+            out_dir,
+            spec,
+            plot_files=plot_files,
+            lineage=lineage_of(compiled),
+            retrievers=own_retrievers(compiled),
+        )
+        if diagnoser is not None:
+            _write_page(out_dir, spec, result, diagnoser, packer)
+    finally:
+        packer.close()
     return result
 
 

@@ -168,10 +168,12 @@ def score_result_set(
     on_scoring_started: Callable[[str], None] | None = None,
     diagnose: Diagnose | None = None,
     observe: TraceObserver | None = None,
+    on_audited: Callable[[Sequence[EpisodeOutcome]], None] | None = None,
 ) -> ScoreResult:
     """Steps 1-5: the scoring of record. ``audit`` recomputes each episode's metrics from its stored
     trace and raises on a mismatch: no stored outcome is scored on its own word. ``observe`` sees each
-    outcome with the trace the audit returned, right after it passed; ``diagnose`` (after every audit)
+    outcome with the trace the audit returned, right after it passed; ``on_audited`` sees them all once
+    every audit passed (report.html starts packing their traces then); ``diagnose`` (after every audit)
     computes report.json's ``diagnostics`` from the same traces and bootstrap."""
     check_scoreable(result_set, current_freeze_hash=current_freeze_hash)
     outcomes = read_terminal_outcomes(result_set, with_traces=True)
@@ -179,6 +181,8 @@ def score_result_set(
         trace = audit(outcome)
         if observe is not None and trace is not None:
             observe(outcome, trace)
+    if on_audited is not None:
+        on_audited(outcomes)
     pilot = result_set.dirs[0].manifest.pilot
     if on_scoring_started is not None and not pilot:  # a pilot is never scoring of record
         on_scoring_started("+".join(sorted(d.manifest.run_id for d in result_set.dirs)))
