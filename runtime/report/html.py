@@ -65,13 +65,11 @@ def render_html(
     figures: FigureInputs | None = None,
     packed: bytes | None = None,
 ) -> str:
-    """The page; ``figures`` (the per-task rows and cell axes) draws the heat maps, which say that they
-    are not drawn without it. ``packed``: ``packed_traces(traces)`` when already computed
-    (``trace_packing.TracePacker``)."""
+    """The page (``figures``: the heat maps' rows and axes; ``packed``: ``packed_traces(traces)`` if made)."""
+    packed = packed if packed is not None else packed_traces(traces)
     episodes = [
         [f.task_id, f.condition, f.catalog, f.stratum, f.language, f.passed, f.cause or ""] for f in facts
     ]
-    packed = packed if packed is not None else packed_traces(traces)
     gate = report["gate"]
     pilot = report.get("pilot")
     title = f"{'PILOT: ' if pilot else ''}SchemaRouter {report['experiment_id']}: gate {gate['verdict']}"
