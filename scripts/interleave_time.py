@@ -1,6 +1,10 @@
 """Time shell commands side by side: run them alternately N times, print each one's wall and CPU
 (median, min, max) and the load average before and after each round.
 
+Odd rounds run the commands in reverse order, so that none always runs first. With exactly two
+commands it also prints the ratio second/first of each round (the two ran back to back, so a drift of
+the machine's speed between rounds cancels out): median, min and max, for wall and for CPU.
+
 CPU is user + system of the command and everything it waited for (``getrusage(RUSAGE_CHILDREN)``), so
 a run's worker processes and plot children count. ``RUNDIR`` in a command becomes a fresh, empty
 temporary directory for each run (e.g. ``sr run --run-dir RUNDIR``).
@@ -28,8 +32,8 @@ def load() -> str:
 def main(rounds: int, commands: list[str]) -> None:
     results: dict[str, list[tuple[float, float]]] = {c: [] for c in commands}
     loads = [load()]
-    for _ in range(rounds):
-        for command in commands:
+    for round_no in range(rounds):
+        for command in commands if round_no % 2 == 0 else commands[::-1]:
             run_dir = Path(tempfile.mkdtemp(prefix="interleave-"))
             shutil.rmtree(run_dir)  # the command creates it
             before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
@@ -52,6 +56,16 @@ def main(rounds: int, commands: list[str]) -> None:
             f"   wall median {statistics.median(walls):.2f} (min {min(walls):.2f}, max {max(walls):.2f}) s; "
             f"CPU median {statistics.median(cpus):.2f} (min {min(cpus):.2f}, max {max(cpus):.2f}) s"
         )
+    if len(commands) == 2:
+        first, second = results[commands[0]], results[commands[1]]
+        for name, index in (("wall", 0), ("CPU", 1)):
+            ratios = [b[index] / a[index] for a, b in zip(first, second, strict=True) if a[index] > 0]
+            if not ratios:
+                continue
+            print(
+                f"second/first per round, {name}: median {statistics.median(ratios):.3f} "
+                f"(min {min(ratios):.3f}, max {max(ratios):.3f})"
+            )
     print("load average (1 min) before and after each round:", " ".join(loads))
 
 
