@@ -12,6 +12,7 @@ import pytest
 from runtime.run.manifest import AgentConfig, FreezeState, config_hash
 from runtime.run.scope import EpisodeKey, RunScope, Shard, TaskRef
 from runtime.run.store import EpisodeStore
+from runtime.run.trace_blob import pack_trace
 from runtime.scoring.bootstrap import resample_counts, resample_indices, task_layout
 from runtime.scoring.epochs import collapse_epochs, epoch_spread, pass_hat_k
 from runtime.scoring.estimates import estimate
@@ -62,7 +63,7 @@ def test_the_store_keeps_epochs_apart_and_reads_a_store_from_before_epochs(tmp_p
             key = EpisodeKey("t0", "C", 100, epoch)
             store.record_event(key, kind="x", error_type="E", message="m", traceback="", session=1)
             store.commit_episode(
-                key, metrics={"m": epoch}, wall_latency_ms=1.0, trace_json=f"{epoch}", session=1
+                key, metrics={"m": epoch}, wall_latency_ms=1.0, trace_zlib=pack_trace(f"{epoch}"), session=1
             )
         assert store.committed_keys() == {EpisodeKey("t0", "C", 100), EpisodeKey("t0", "C", 100, 2)}
         assert store.read_trace(EpisodeKey("t0", "C", 100, 2)) == "2"
@@ -93,7 +94,7 @@ def test_the_store_keeps_epochs_apart_and_reads_a_store_from_before_epochs(tmp_p
         assert store.read_trace(EpisodeKey("t0", "C", 100)) == "old"
     with EpisodeStore(old) as store:  # opened for writing: the column is added, default 1
         store.commit_episode(
-            EpisodeKey("t1", "C", 100), metrics={}, wall_latency_ms=None, trace_json="", session=2
+            EpisodeKey("t1", "C", 100), metrics={}, wall_latency_ms=None, trace_zlib=pack_trace(""), session=2
         )
         assert store.committed_keys() == {EpisodeKey("t0", "C", 100), EpisodeKey("t1", "C", 100)}
 

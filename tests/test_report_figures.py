@@ -222,3 +222,34 @@ def test_recall_panels_are_ratios_of_sums(run: dict[str, Any]) -> None:
                     assert value == sum(r["recall_hits"] for r in rows) / den
                 else:
                     assert value != value
+
+
+def test_a_scoring_packs_the_traces_once_on_the_background_thread(
+    run: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """trace_packing.TracePacker in the real scoring path: the page takes the background bytes (one
+    packing, on its thread, never a second one in place), and report.html is the run's own."""
+    import threading
+
+    from typer.testing import CliRunner
+
+    from runtime.report import trace_packing
+    from schemarouter.cli.app import app
+
+    calls: list[str] = []
+    real = trace_packing.packed_traces
+
+    def counted(traces: Any) -> bytes:
+        calls.append(threading.current_thread().name)
+        return real(traces)
+
+    monkeypatch.setattr(trace_packing, "packed_traces", counted)
+    monkeypatch.setattr("runtime.report.html.packed_traces", counted)
+    out = tmp_path / "rescored"
+    args = ["--project-dir", str(run["paths"].root), "score", str(run["run_dir"]), "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert len(calls) == 1 and calls[0].startswith("sr-pack-traces"), calls
+    traces = re.compile(r'id="traces-data">([^<]*)<')
+    page, before = ((d / "report.html").read_text(encoding="utf-8") for d in (out, run["run_dir"]))
+    assert traces.findall(page) == traces.findall(before) != []  # the same stored traces, the same bytes

@@ -15,6 +15,7 @@ from runtime.run import EpisodeKey, Shard, read_manifest
 from runtime.run.resultset import load_result_set, read_terminal_outcomes
 from runtime.run.rundir import SessionLock, open_run_dir
 from runtime.run.store import EpisodeStore
+from runtime.run.trace_blob import pack_trace
 
 
 def _metrics_by_key(run_dir: Path) -> dict[EpisodeKey, dict]:
@@ -47,34 +48,26 @@ def test_a_duplicate_commit_is_refused_and_leaves_the_row_unchanged(tmp_path: Pa
         before = store.read_outcomes([key])
         with pytest.raises(SchemaRouterError, match="already committed"):
             store.commit_episode(
-                key, metrics={"task_pass": 0}, wall_latency_ms=1.0, trace_json="{}", session=9
+                key, metrics={"task_pass": 0}, wall_latency_ms=1.0, trace_zlib=pack_trace("{}"), session=9
             )
         assert store.read_outcomes([key]) == before
 
 
-def test_a_trace_packed_in_the_worker_is_stored_as_sent_and_equals_packing_in_the_parent(
-    tmp_path: Path,
-) -> None:
-    """Workers send the trace packed (runtime/run/trace_blob.py); the store keeps those bytes, which are
-    the bytes it made itself from the JSON, and reads the JSON back. Both forms at once, or neither, is a
-    programming error."""
+def test_a_trace_packed_in_the_worker_is_stored_as_sent_and_reads_back_as_its_json(tmp_path: Path) -> None:
+    """Workers send the trace packed (runtime/run/trace_blob.py); the store keeps those bytes unchanged
+    (the same bytes the parent packed before, zlib level 1) and reads the JSON back."""
     import sqlite3
+    import zlib
 
-    from runtime.run.trace_blob import pack_trace
-
-    trace = '{"turns": [{"text": "r\u00e9sum\u00e9 \u2713"}], "n": 1}'
-    a, b, c = EpisodeKey("t1", "C", 100), EpisodeKey("t2", "C", 100), EpisodeKey("t3", "C", 100)
+    trace = '{"turns": [{"text": "r\\u00e9sum\\u00e9 \\u2713"}], "n": 1}'
+    key = EpisodeKey("t1", "C", 100)
     with EpisodeStore(tmp_path, create=True) as store:
-        store.commit_episode(a, metrics={}, wall_latency_ms=None, trace_zlib=pack_trace(trace), session=1)
-        store.commit_episode(b, metrics={}, wall_latency_ms=None, trace_json=trace, session=1)
-        for bad in ({}, {"trace_json": trace, "trace_zlib": pack_trace(trace)}):
-            with pytest.raises(TypeError, match="exactly one"):
-                store.commit_episode(c, metrics={}, wall_latency_ms=None, session=1, **bad)
-        assert store.read_trace(a) == store.read_trace(b) == trace
-    blobs = (
-        sqlite3.connect(tmp_path / "episodes.sqlite").execute("SELECT trace_zlib FROM episodes").fetchall()
+        store.commit_episode(key, metrics={}, wall_latency_ms=None, trace_zlib=pack_trace(trace), session=1)
+        assert store.read_trace(key) == trace
+    (blob,) = (
+        sqlite3.connect(tmp_path / "episodes.sqlite").execute("SELECT trace_zlib FROM episodes").fetchone()
     )
-    assert [bytes(x) for (x,) in blobs] == [pack_trace(trace)] * 2
+    assert bytes(blob) == pack_trace(trace) == zlib.compress(trace.encode("utf-8"), 1)
 
 
 def test_infrastructure_events_are_never_results_and_resume_resolves_them(tmp_path: Path) -> None:

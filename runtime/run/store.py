@@ -31,7 +31,7 @@ from runtime.core import safe_json
 from runtime.core.errors import SchemaRouterError
 from runtime.run.manifest import now_utc
 from runtime.run.scope import EpisodeKey
-from runtime.run.trace_blob import pack_trace, unpack_trace
+from runtime.run.trace_blob import unpack_trace
 
 STORE_FILE = "episodes.sqlite"
 STORE_VERSION = "1"
@@ -125,13 +125,6 @@ class EpisodeOutcome:
     trace_json: str | None = None
 
 
-def _packed(trace_json: str | None, trace_zlib: bytes | None) -> bytes:
-    """The stored form of a trace given as exactly one of its JSON or its packed bytes."""
-    if (trace_json is None) == (trace_zlib is None):
-        raise TypeError("commit_episode takes exactly one of trace_json and trace_zlib")
-    return trace_zlib if trace_zlib is not None else pack_trace(str(trace_json))
-
-
 class EpisodeStore:
     """One connection to a run directory's store. Use as a context manager."""
 
@@ -215,13 +208,11 @@ class EpisodeStore:
         *,
         metrics: Mapping[str, float | int | bool | None],
         wall_latency_ms: float | None,
-        trace_json: str | None = None,
-        trace_zlib: bytes | None = None,
+        trace_zlib: bytes,
         session: int,
     ) -> None:
         """Commit one finished episode atomically and resolve its open infrastructure events. The trace
-        comes as its JSON or already packed (``trace_blob.pack_trace``, as a worker sends it): exactly one."""
-        packed = _packed(trace_json, trace_zlib)
+        comes packed (``trace_blob.pack_trace``), as the worker that ran the episode sends it."""
         now = now_utc().isoformat()
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
@@ -236,7 +227,7 @@ class EpisodeStore:
                     key.epoch,
                     json.dumps(metrics, sort_keys=True, separators=(",", ":")),
                     wall_latency_ms,
-                    packed,
+                    trace_zlib,
                     session,
                     now,
                 ),
