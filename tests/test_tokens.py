@@ -24,6 +24,14 @@ def test_cl100k_refuses_a_wrong_digest() -> None:
         load_tokenizer(TokenizerConfig(sha256="0" * 64))
 
 
+def test_cl100k_is_parsed_once_per_process_and_its_digest_checked_on_every_load() -> None:
+    first, second = load_tokenizer(TokenizerConfig()), load_tokenizer(TokenizerConfig())
+    assert first._encode is second._encode  # type: ignore[attr-defined]  # the parsed ranks are shared
+    # ... and the bytes are still hashed each time: a wrong expected digest is refused after a load.
+    with pytest.raises(SchemaRouterError, match="expected the official"):
+        load_tokenizer(TokenizerConfig(sha256="0" * 64))
+
+
 def test_huggingface_tokenizer_json(tmp_path: Path) -> None:
     # A tiny word-level tokenizer.json, written in the format the tokenizers package reads.
     spec = {

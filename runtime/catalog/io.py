@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from runtime.catalog.model import Catalog
+from runtime.core.content_memo import ContentMemo
 from runtime.core.errors import SchemaRouterError
 
 
@@ -43,6 +44,11 @@ def _digest(raw: bytes) -> str:
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
+# The catalogs of the last few files read, by their exact bytes (runtime/core/content_memo.py): the
+# nested catalogs of one experiment and the surfaces' catalogs a freeze or a test process rereads.
+_PARSED: ContentMemo[bytes, Catalog] = ContentMemo(maxsize=8)
+
+
 def load_catalog(catalogs_dir: Path, size: int) -> Catalog:
     """The catalog of ``size`` endpoints from ``catalogs_dir`` (run ``sr generate`` to create it)."""
     return load_catalog_with_digest(catalogs_dir, size)[0]
@@ -54,7 +60,7 @@ def load_catalog_with_digest(catalogs_dir: Path, size: int) -> tuple[Catalog, st
     if not path.exists():
         raise SchemaRouterError(f"{path}: no catalog of size {size}; run `sr generate` first")
     raw = path.read_bytes()
-    catalog = Catalog.model_validate_json(raw.decode("utf-8"))
+    catalog = _PARSED.get(raw, lambda: Catalog.model_validate_json(raw.decode("utf-8")))
     if catalog.size != size or len(catalog.endpoints) != size:
         raise SchemaRouterError(
             f"{path}: declares size {catalog.size} with {len(catalog.endpoints)} endpoints, expected {size}"

@@ -30,6 +30,7 @@ from pydantic import AwareDatetime, Field, ValidationError
 
 from runtime.core import safe_json
 from runtime.core.atomic_write import write_text_atomic
+from runtime.core.content_memo import ContentMemo
 from runtime.core.errors import SchemaRouterError
 from runtime.core.frozen_model import FrozenModel
 from runtime.core.jcs import dumps as jcs_dumps
@@ -201,26 +202,26 @@ def _lock_data(raw: bytes, *, display: str) -> dict[str, Any]:
     return data
 
 
-# The last lock read: its exact bytes, whether its digest was checked, and the lock they validated to.
-# One ``sr run`` reads the same unchanged lock four times (the freeze check, the code check, scoring,
-# the scoring record); the same bytes validate to the same (frozen) lock, so only a lock whose bytes
-# differ from the last valid one is parsed and checked again. Only a valid lock is remembered.
-_LAST_READ: tuple[bytes, bool, FreezeLock] | None = None
+# The locks last read, by their exact bytes: whether the digest was checked, and the lock they validated
+# to. One ``sr run`` reads the same unchanged lock four times (the freeze check, the code check, scoring,
+# the scoring record), and ``sr verify --all`` or a freeze reads a few locks in turn; the same bytes
+# validate to the same (frozen) lock, so only bytes not seen valid are parsed and checked again. Only a
+# valid lock is remembered (runtime/core/content_memo.py).
+_VALIDATED: ContentMemo[bytes, tuple[bool, FreezeLock]] = ContentMemo(maxsize=8)
 
 
 def read_lock(
     path: Path, *, display: str = "spec/freeze.lock", check_digest: bool = True
 ) -> FreezeLock | None:
     """The lock at ``path``, or None if there is none. A corrupt or hand-edited lock is an error."""
-    global _LAST_READ
     raw = _lock_bytes(path, display=display)
     if raw is None:
         return None
-    last = _LAST_READ
-    if last is not None and last[0] == raw and (last[1] or not check_digest):
-        return last[2]
+    seen = _VALIDATED.lookup(raw)
+    if seen is not None and (seen[0] or not check_digest):
+        return seen[1]
     lock = _validated_lock(_lock_data(raw, display=display), display=display, check_digest=check_digest)
-    _LAST_READ = (raw, check_digest, lock)
+    _VALIDATED.remember(raw, (check_digest, lock))
     return lock
 
 

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Literal, Protocol
 
+from runtime.core.content_memo import ContentMemo
 from runtime.core.errors import SchemaRouterError
 
 
@@ -67,9 +68,6 @@ def load_tokenizer(config: TokenizerConfig) -> Tokenizer:
 
 
 def _load_cl100k(expected_sha256: str | None) -> Tokenizer:
-    import tiktoken
-    from tiktoken.load import load_tiktoken_bpe
-
     try:
         data = resources.files("tiktoken_ext").joinpath("data/cl100k_base.tiktoken")
         raw = data.read_bytes()
@@ -82,14 +80,29 @@ def _load_cl100k(expected_sha256: str | None) -> Tokenizer:
         raise SchemaRouterError(
             f"tokenizer: cl100k_base file has sha256 {digest}, expected the official {expected_sha256}"
         )
-    ranks = load_tiktoken_bpe(str(data), expected_hash=digest)
+    encode = _ENCODINGS.get(raw, lambda: _cl100k_encode(str(data), digest))
+    return _TiktokenTokenizer(name="tiktoken:cl100k_base", _encode=encode)
+
+
+# The file is read and its digest checked on every load (a few ms); only parsing its 100k ranks and
+# compiling the split pattern (about 0.25 s, once per engine a process loads) is shared, by the exact
+# bytes just checked (runtime/core/content_memo.py).
+_ENCODINGS: ContentMemo[bytes, object] = ContentMemo(maxsize=2)
+
+
+def _cl100k_encode(path: str, digest: str) -> object:
+    """The encode function of the cl100k_base ranks file at ``path``, whose bytes hash to ``digest``."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    ranks = load_tiktoken_bpe(path, expected_hash=digest)
     encoding = tiktoken.Encoding(
         name="cl100k_base",
         pat_str=_CL100K_PATTERN,
         mergeable_ranks=ranks,
         special_tokens=_CL100K_SPECIAL,
     )
-    return _TiktokenTokenizer(name="tiktoken:cl100k_base", _encode=encoding.encode)
+    return encoding.encode
 
 
 def _load_huggingface(config: TokenizerConfig) -> Tokenizer:

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from runtime.core.content_memo import ContentMemo
 from runtime.core.jcs import dumps as jcs_dumps
 from runtime.spec_model.digest import Digest
 
@@ -86,16 +87,15 @@ class SourceTree:
         return self._file_imports(file, package)
 
     def _file_imports(self, file: Path, package: str) -> tuple[str, ...]:
-        tree = ast.parse(file.read_bytes(), filename=str(file))
         found: list[str] = []
-        for node in _statements(tree.body):
-            if isinstance(node, ast.Import):
-                found += [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = _absolute(node, package)
-                for alias in node.names:
-                    sub = f"{base}.{alias.name}"
-                    found.append(sub if self.file_of(sub) is not None else base)
+        for level, module, names in import_statements(file):
+            if level < 0:
+                found += names
+                continue
+            base = _absolute(level, module, package)
+            for name in names:
+                sub = f"{base}.{name}"
+                found.append(sub if self.file_of(sub) is not None else base)
         return tuple(sorted({m for m in found if in_project(m)}))
 
     def closure(self, module: str) -> list[Path]:
@@ -164,12 +164,35 @@ def _statements(block: list[ast.stmt]) -> Iterator[ast.stmt]:
                 yield from _statements([part] if isinstance(part, ast.stmt) else part.body)
 
 
-def _absolute(node: ast.ImportFrom, package: str) -> str:
-    if not node.level:
-        return node.module or ""
+def _absolute(level: int, module: str | None, package: str) -> str:
+    if not level:
+        return module or ""
     parts = package.split(".")
-    base = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
-    return ".".join([*base, *([node.module] if node.module else [])])
+    base = parts[: len(parts) - (level - 1)] if level > 1 else parts
+    return ".".join([*base, *([module] if module else [])])
+
+
+# (level, module, names) of each import statement of a file: level -1 for ``import a.b`` (names: the
+# modules), else ``from``'s level, module and imported names. By the file's exact bytes, since every
+# component's closure parses the same shared modules (runtime/core/content_memo.py).
+ImportStatement = tuple[int, str | None, tuple[str, ...]]
+_IMPORTS: ContentMemo[bytes, tuple[ImportStatement, ...]] = ContentMemo(maxsize=1024)
+
+
+def import_statements(file: Path) -> tuple[ImportStatement, ...]:
+    """The import statements of ``file``, at any depth, in source order (parsed, never imported)."""
+    raw = file.read_bytes()
+    return _IMPORTS.get(raw, lambda: _parse_imports(raw, str(file)))
+
+
+def _parse_imports(raw: bytes, filename: str) -> tuple[ImportStatement, ...]:
+    found: list[ImportStatement] = []
+    for node in _statements(ast.parse(raw, filename=filename).body):
+        if isinstance(node, ast.Import):
+            found.append((-1, None, tuple(a.name for a in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            found.append((node.level, node.module, tuple(a.name for a in node.names)))
+    return tuple(found)
 
 
 def _distribution_holding(module: str) -> str | None:
