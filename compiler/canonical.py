@@ -24,6 +24,7 @@ import rfc8785
 
 from compiler.json_loader import parse_json_strict
 from compiler.yaml_loader import load_yaml_text
+from runtime.core.content_memo import ContentMemo
 from runtime.core.jcs import dumps as jcs_dumps
 from runtime.core.json_value import JSONObject, JSONValue
 from runtime.core.safe_json import JsonTextError, decode_utf8
@@ -161,6 +162,23 @@ def item_digests(data: JSONValue) -> tuple[str, dict[str, str]] | None:
             except rfc8785.CanonicalizationError:
                 return None
     return None
+
+
+# Item digests of fingerprinted files, by the canonical digest of their data (which fixes the data
+# exactly): verify, the deviation report and the freeze each ask for the same catalogs' items.
+_ITEMS: ContentMemo[str, tuple[tuple[str, dict[str, str]] | None]] = ContentMemo(maxsize=64)
+
+
+def fingerprint_items(taken: Fingerprint) -> tuple[str, dict[str, str]] | None:
+    """``item_digests`` of a fingerprinted file's data (None when it holds no data or no such list).
+
+    The dict returned may be shared with other callers: read it, never change it."""
+    if taken.data is None:
+        return None
+    if taken.digest.canonical == "bytes-lf":  # data that RFC 8785 cannot represent: never memoized
+        return item_digests(taken.data)
+    key = f"{taken.digest.canonical}:{taken.digest.digest}"
+    return _ITEMS.get(key, lambda: (item_digests(taken.data),))[0]
 
 
 def _unique_ids(records: list[JSONObject], key: str) -> list[str] | None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 import yaml
 
-from compiler.canonical import Fingerprint, item_digests
+from compiler.canonical import Fingerprint, fingerprint_items
 from compiler.experiments import DEVIATIONS_FILE, LINEAGE_FILE, lineage_of, read_spec_data
 from compiler.frozen_files import is_snapshotted
 from compiler.protocol_values import is_protocol_value, protocol_value_lines
@@ -140,8 +140,8 @@ def _file_changes(old: Fingerprint, new: Fingerprint) -> list[str]:
     if is_snapshotted(old.path) and old.is_data and new.is_data:
         prefix = old.path.rsplit("/", 1)[-1].removesuffix(".yaml").removesuffix(".json")
         return describe_changes(old.data, new.data, prefix) or ["content changed (same data, another form)"]
-    old_items = item_digests(old.data) if old.data is not None else None
-    new_items = item_digests(new.data) if new.data is not None else None
+    old_items = fingerprint_items(old)
+    new_items = fingerprint_items(new)
     if old_items is None or new_items is None or old_items[0] != new_items[0]:
         return ["content changed"]
     key, before, after = old_items[0], old_items[1], new_items[1]

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from compiler.canonical import Fingerprint, item_digests, root_digest
+from compiler.canonical import Fingerprint, fingerprint_items, root_digest
 from compiler.confirmations import confirmations
 from compiler.deviations import require_declared_deviations
 from compiler.experiments import experiment_id_of
@@ -209,7 +209,7 @@ def _build_lock(
     catalog_items = {}
     for path, f in fingerprints.items():
         if path.startswith("catalogs/") and f.data is not None:
-            found = item_digests(f.data)
+            found = fingerprint_items(f)
             if found is not None:
                 catalog_items[path] = CatalogItems(key=found[0], items=found[1])
     record = FreezeRecord(root=root, frozen_at=now, reason=reason, git=git, files=len(files))

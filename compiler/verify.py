@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from compiler.canonical import (
     Fingerprint,
     fingerprint,
-    item_digests,
+    fingerprint_items,
     jcs,
     root_digest,
     sha256_hex,
@@ -167,7 +167,7 @@ def catalog_item_problems(lock: FreezeLock, current: dict[str, Fingerprint]) -> 
         now = current.get(path)
         if now is None or now.digest != lock.files.get(path) or now.data is None:
             continue
-        found = item_digests(now.data)
+        found = fingerprint_items(now)
         if found is None or found[0] != frozen.key or found[1] != frozen.items:
             problems.append(f"corrupt: catalog_items of {path} do not match the frozen file")
     return problems
@@ -183,7 +183,7 @@ def explain_change(lock: FreezeLock, now: Fingerprint) -> list[str]:
         lines = describe_changes(lock.snapshots[path], now.data, prefix)
         return lines or ["content changed (same data, different canonical form)"]
     frozen_items = lock.catalog_items.get(path)
-    found = item_digests(now.data) if now.data is not None else None
+    found = fingerprint_items(now)
     if frozen_items is None or found is None or found[0] != frozen_items.key:
         return []
     key, items = found

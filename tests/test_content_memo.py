@@ -82,3 +82,18 @@ def test_import_statements_follow_the_file_s_bytes(tmp_path: Path) -> None:
     for _ in range(2):
         with pytest.raises(SyntaxError):
             import_statements(module)
+
+
+def test_a_fingerprint_s_items_are_its_data_s_items_and_follow_its_bytes(tmp_path: Path) -> None:
+    from compiler.canonical import fingerprint, fingerprint_items, item_digests
+
+    path = tmp_path / "catalog_100.json"
+    shutil.copyfile(REPO / "catalogs/0.14/catalog_100.json", path)
+    taken = fingerprint(path, "catalogs/catalog_100.json")
+    assert fingerprint_items(taken) == item_digests(taken.data)
+    assert fingerprint_items(taken) is fingerprint_items(taken)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"deprecated": false', '"deprecated": true', 1), encoding="utf-8")
+    moved = fingerprint_items(fingerprint(path, "catalogs/catalog_100.json"))
+    assert moved is not None and moved == item_digests(fingerprint(path, "catalogs/catalog_100.json").data)
+    assert moved != fingerprint_items(taken)
