@@ -95,22 +95,15 @@ def _kind(path: str) -> str:
 
 # Fingerprints taken in this process, by logical path and the sha256 of the raw bytes: a fingerprint is
 # a function of those two, so reading the same bytes again (verify after validate, every compile of a
-# copied project) reuses it. Its ``data`` is shared: callers read it and never change it.
-_TAKEN: dict[tuple[str, str], Fingerprint] = {}
-_TAKEN_LIMIT = 512
+# copied project) reuses it. Its ``data`` is shared: callers read it and never change it. Keyed by the
+# digest, not the bytes, since it keeps hundreds of files (runtime/core/content_memo.py).
+_TAKEN: ContentMemo[tuple[str, str], Fingerprint] = ContentMemo(maxsize=512)
 
 
 def fingerprint(file: Path, path: str) -> Fingerprint:
     """The digest of ``file``, named by its logical path ``path`` (forward slashes)."""
     raw = file.read_bytes()
-    key = (path, sha256_hex(raw))
-    taken = _TAKEN.get(key)
-    if taken is None:
-        taken = _fingerprint(raw, path)
-        if len(_TAKEN) >= _TAKEN_LIMIT:
-            del _TAKEN[next(iter(_TAKEN))]
-        _TAKEN[key] = taken
-    return taken
+    return _TAKEN.get((path, sha256_hex(raw)), lambda: _fingerprint(raw, path))
 
 
 def _fingerprint(raw: bytes, path: str) -> Fingerprint:

@@ -3,14 +3,17 @@
 One process often parses the same unchanged file many times: a successor's ``sr freeze`` reads the task
 surface and the catalogs once per engine it loads (the pilot, the behaviour check, the code pin), and a
 test process runs hundreds of commands on the same few files. Every reader still reads its file on
-every call, and the bytes just read are the key (compared whole, not by a digest), so:
+every call, and the content just read is the key: the bytes themselves, compared whole, or (where a
+memo keeps hundreds of files, or the value is derived from already digested data) their sha256, so:
 
 * a file whose bytes changed is parsed again, whatever its name or modification time;
 * a file that fails to parse is never remembered (its error is raised again on the next read);
-* the same bytes under another name give the same result, which holds for every reader here: none of
-  them puts the path into what it returns.
+* the same bytes under another name give the same result, which holds for every reader here: a reader
+  whose result names the path (a fingerprint) has the path in its key.
 
-Only immutable results may be kept (frozen models, tuples): every caller gets the same object. At most
+Every caller gets the same object, so a value kept must be one no caller changes: a frozen model or a
+tuple, or parsed data whose every reader only reads it (the fingerprints' data and item digests,
+``compiler/canonical.py``, which say so). At most
 ``maxsize`` entries per memo, least recently used dropped first; safe to call from several threads.
 """
 
@@ -54,10 +57,6 @@ class ContentMemo(Generic[K, V]):
         """Built outside the lock: two threads may both build the same value; either result is kept."""
         found = self.lookup(key)
         return found if found is not None else self.remember(key, build())
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
 
     def __len__(self) -> int:
         return len(self._entries)
