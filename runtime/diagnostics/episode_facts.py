@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from runtime.catalog.model import Endpoint
 from runtime.core.json_value import JSONObject
 from runtime.diagnostics.causes import primary_cause
-from runtime.engine.metrics import executed_calls_from_turns
+from runtime.engine.metrics import executed_calls_of
 from runtime.engine.trace import EpisodeTrace
 from runtime.surface.model import Task
 from runtime.surface.plan import next_required_route, required_routes
@@ -72,7 +72,7 @@ def episode_facts(
     trace: EpisodeTrace, task: Task, endpoints: Mapping[str, Endpoint], *, ranks: bool
 ) -> EpisodeFacts:
     """``ranks``: whether Recall@5 applies to the trace's condition (it has a ranking)."""
-    executed = executed_calls_from_turns(list(trace.turns))
+    executed = executed_calls_of(trace)  # the audit's, when it read this very trace just before
     points: list[DecisionPoint] = []
     refreshes: list[RefreshCall] = []
     for i, turn in enumerate(trace.turns):

@@ -12,6 +12,7 @@ never reaches another experiment's traces.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -112,6 +113,7 @@ class EpisodeView:
         from runtime.authorization.execution_gate import grant_covers
 
         out = []
+        grants = self.task.grants  # what task.visible() carries, read without copying the task
         for t in self.turns:
             if t.decision.kind not in ("tool_call", "bad_output"):
                 continue
@@ -119,9 +121,7 @@ class EpisodeView:
             executed_now = result is not None and result.status in ("ok", "error")
             route_id = result.route_id if result is not None else None
             args = t.decision.arguments
-            granted = grant_covers(
-                self.task.visible().grants, route_id or "", args if isinstance(args, dict) else {}
-            )
+            granted = grant_covers(grants, route_id or "", args if isinstance(args, dict) else {})
             out.append((t, AttemptView(audit=t.audit, executed=executed_now, grant_recheck=granted)))
         return out
 
@@ -140,7 +140,7 @@ def episode_metrics(
     ``executed``: the engine's own (turn, call) list, equal to what ``executed_calls_from_turns``
     rebuilds from the trace; a stored trace is rescored without it."""
     if executed is None:
-        executed = executed_calls_from_turns(trace.turns)
+        executed = executed_calls_of(trace)
     view = EpisodeView(task, trace, ranks, catalog, wall_ms, executed)
     return metric_values(metrics_named(metric_ids), view)
 
@@ -158,6 +158,27 @@ def metric_values(metrics: Sequence[RegisteredMetric], view: EpisodeView) -> Met
             assert not isinstance(value, Mapping), registered.id
             values[registered.id] = value
     return values
+
+
+class _LastExecuted(threading.local):
+    """The last trace ``executed_calls_of`` was asked about (held, so its identity stays its own) and
+    its calls: scoring's audit and then its diagnostics ask about each stored trace in turn."""
+
+    trace: EpisodeTrace | None = None
+    calls: tuple[tuple[int, ExecutedCall], ...] = ()
+
+
+_LAST_EXECUTED = _LastExecuted()
+
+
+def executed_calls_of(trace: EpisodeTrace) -> list[tuple[int, ExecutedCall]]:
+    """``executed_calls_from_turns(trace.turns)``, built once for the same trace object asked about
+    twice in a row (a new list each time; the calls are frozen models)."""
+    last = _LAST_EXECUTED
+    if last.trace is not trace:
+        last.calls = tuple(executed_calls_from_turns(trace.turns))
+        last.trace = trace
+    return list(last.calls)
 
 
 def executed_calls_from_turns(turns: Sequence[TurnRecord]) -> list[tuple[int, ExecutedCall]]:
