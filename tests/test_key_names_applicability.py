@@ -9,13 +9,14 @@ from __future__ import annotations
 from runtime.diagnostics.build import _refresh_anatomy
 from runtime.diagnostics.episode_facts import EpisodeFacts, RefreshCall, RefreshSlot
 from runtime.diagnostics.key_names import key_names_not_applicable
+from runtime.retrieval.key_free import KeyFreeMatch
 
 
 class _Probe:
     """Every key-less text matches one route only: the others are held by the key names."""
 
-    def ranking_without_keys(self, catalog: int, text: str) -> tuple[str, ...] | None:
-        return ("a",)
+    def key_free_match(self, catalog: int, text: str, routes: tuple[str, ...]) -> KeyFreeMatch | None:
+        return KeyFreeMatch(matched=frozenset(routes) & {"a"}, top=("a",))
 
 
 def _facts() -> list[EpisodeFacts]:

@@ -265,9 +265,10 @@ def _slot_counts(
     for f in cell:
         for call in f.refreshes:
             refreshes += 1
-            keyless = probe.ranking_without_keys(catalog, call.text) if probe else None
-            matched = frozenset(keyless or ())
-            top = frozenset((keyless or ())[: len(call.slots)])
+            routes = tuple(slot.route_id for slot in call.slots)
+            keyless = probe.key_free_match(catalog, call.text, routes) if probe else None
+            matched = keyless.matched if keyless is not None else frozenset()
+            top = frozenset(keyless.top) if keyless is not None else frozenset()
             for slot in call.slots:
                 slots += 1
                 counts["executed"] += slot.executed

@@ -15,10 +15,10 @@ from runtime.core.json_value import JSONObject
 from runtime.diagnostics.causes import primary_cause
 from runtime.engine.metrics import executed_calls_of
 from runtime.engine.trace import EpisodeTrace
+from runtime.retrieval.key_free import STATE_AWARE_QUERY, refresh_routes
 from runtime.surface.model import Task
 from runtime.surface.plan import next_required_route, required_routes
 
-STATE_AWARE_QUERY = "original_plus_state"
 TRANSITIONS = ("ok", "error", "blocked")
 
 
@@ -140,11 +140,7 @@ def _refresh(
     needed: str | None,
     endpoints: Mapping[str, Endpoint],
 ) -> RefreshCall:
-    returned = call.get("route_ids")
-    route_ids = [str(r) for r in returned] if isinstance(returned, list) else []
-    depth = call.get("depth")
-    if isinstance(depth, int) and depth > 0:
-        route_ids = route_ids[:depth]
+    route_ids = refresh_routes(call)
     signature = {r: semantic_signature(endpoints[r]) for r in {*route_ids, *executed} if r in endpoints}
     slots = []
     for route in route_ids:

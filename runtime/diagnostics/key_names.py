@@ -14,7 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from runtime.retrieval.index import RetrievalIndex
-from runtime.retrieval.key_free import READS_KEY_NAMES, key_free_ranking, without_key_names
+from runtime.retrieval.key_free import (
+    READS_KEY_NAMES,
+    KeyFreeKey,
+    KeyFreeMatch,
+    KeyFreeMatches,
+    key_free_match,
+    without_key_names,
+)
 
 __all__ = ["READS_KEY_NAMES", "KeyNameProbe", "key_names_not_applicable", "without_key_names"]
 
@@ -30,30 +37,30 @@ def key_names_not_applicable(code: str) -> str | None:
 
 
 class KeyNameProbe:
-    """Matches of the key-less text per catalog size, memoized by text.
+    """What the key-less text of a refresh says of its slots, per catalog size, memoized.
 
-    ``known``: rankings a run recorded as it went (``(catalog, key-less text) -> ranking``, from the
-    workers' own indexes); ``indexes`` builds the catalogs' indexes only when a text is not known (a
-    run scored in another process, or resumed over several). Either way a ranking is the same search on
-    an index built from the same spec and endpoints."""
+    ``known``: answers a run recorded as it went (``(catalog, key-less text, slots) -> answer``, from the
+    workers' own indexes); ``indexes`` builds the catalogs' indexes only when a refresh is not known (a
+    run scored in another process, or resumed over several). Either way an answer is the same search
+    on an index built from the same spec and endpoints."""
 
     def __init__(
         self,
         indexes: Callable[[], Mapping[int, RetrievalIndex]],
-        known: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
+        known: KeyFreeMatches | None = None,
     ) -> None:
         self._indexes = indexes
         self._built: Mapping[int, RetrievalIndex] | None = None
-        self._seen: dict[tuple[int, str], tuple[str, ...]] = dict(known or {})
-        self.searched = 0  # texts this probe searched itself (the rest were known)
+        self._seen: dict[KeyFreeKey, KeyFreeMatch] = dict(known or {})
+        self.searched = 0  # refreshes this probe searched itself (the rest were known)
 
-    def ranking_without_keys(self, catalog: int, text: str) -> tuple[str, ...] | None:
-        """Every route the call text matches with its key names removed, in rank order (None: not a
-        state-aware text, or no index for the catalog)."""
+    def key_free_match(self, catalog: int, text: str, routes: tuple[str, ...]) -> KeyFreeMatch | None:
+        """Which of a refresh's ``routes`` its text matches with the key names removed, and the top
+        ``len(routes)`` of that text (None: not a state-aware text, or no index for the catalog)."""
         stripped = without_key_names(text)
         if stripped is None:
             return None
-        key = (catalog, stripped)
+        key = (catalog, stripped, routes)
         found = self._seen.get(key)
         if found is not None:
             return found
@@ -63,5 +70,5 @@ class KeyNameProbe:
         if index is None:
             return None
         self.searched += 1
-        found = self._seen[key] = key_free_ranking(index, stripped)
+        found = self._seen[key] = key_free_match(index, stripped, routes)
         return found

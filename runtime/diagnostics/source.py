@@ -25,6 +25,7 @@ from runtime.diagnostics.episode_facts import EpisodeFacts
 from runtime.diagnostics.key_names import KeyNameProbe, key_names_not_applicable
 from runtime.engine.trace import EpisodeTrace
 from runtime.retrieval.index import RetrievalIndex
+from runtime.retrieval.key_free import KeyFreeMatches
 from runtime.retrieval.strategy import strategy_of
 from runtime.run.scope import EpisodeKey
 from runtime.run.store import EpisodeOutcome
@@ -50,10 +51,10 @@ class Diagnoser:
         self,
         source: EpisodeSource,
         compiled: CompiledSpec,
-        known: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
+        known: KeyFreeMatches | None = None,
     ) -> None:
-        """``known``: the key-free rankings the run recorded as it went, when it is scored in the process
-        that ran it (``runtime/retrieval/key_free.py``); any other text is searched here."""
+        """``known``: the key-free answers the run recorded as it went, when it is scored in the process
+        that ran it (``runtime/retrieval/key_free.py``); any other refresh is searched here."""
         self._source, self._compiled, self._known = source, compiled, known
         self.result: Diagnosis | None = None
         self.traces: Sequence[str | None] = ()

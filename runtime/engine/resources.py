@@ -24,7 +24,7 @@ from runtime.engine.query_rankings import MemoizedQueryRankings
 from runtime.prompt import ExposedTools, ToolSchemas
 from runtime.retrieval import RetrieverSpec, StateAwareRetriever, StaticRetriever
 from runtime.retrieval.index import RetrievalIndex
-from runtime.retrieval.key_free import key_free_ranking
+from runtime.retrieval.key_free import KeyFreeMatch, key_free_match
 from runtime.retrieval.strategy import build_from_spec
 from runtime.spec_model import CompiledSpec, StateContractSpec
 from runtime.spec_model.agent import AgentSpec
@@ -50,7 +50,7 @@ class CatalogResources:
     cache_dir: Path | None = None
     index: RetrievalIndex | None = None  # the experiment's spec's index, which the strategy searches
     _own: dict[str, tuple[StaticRetriever, StateAwareRetriever]] = field(init=False, default_factory=dict)
-    _key_free: dict[str, tuple[str, ...]] = field(init=False, default_factory=dict)
+    _key_free: dict[tuple[str, tuple[str, ...]], KeyFreeMatch] = field(init=False, default_factory=dict)
     by_route: dict[str, Endpoint] = field(init=False)
     by_name: dict[str, Endpoint] = field(init=False)
     route_ids: tuple[str, ...] = field(init=False)
@@ -112,13 +112,14 @@ class CatalogResources:
             )
         return self._own[key]
 
-    def key_free(self, stripped: str) -> tuple[str, ...]:
-        """The ranking of a refresh's key-free text on this catalog's index, memoized (the diagnostics'
-        question, answered where the index is: ``runtime/engine/key_free_notes.py``)."""
-        found = self._key_free.get(stripped)
+    def key_free(self, stripped: str, routes: tuple[str, ...]) -> KeyFreeMatch:
+        """What a refresh's key-free text says of its ``routes`` on this catalog's index, memoized (the
+        diagnostics' question, answered where the index is: ``runtime/engine/key_free_notes.py``)."""
+        key = (stripped, routes)
+        found = self._key_free.get(key)
         if found is None:
             assert self.index is not None, "a catalog built without its index"
-            found = self._key_free[stripped] = key_free_ranking(self.index, stripped)
+            found = self._key_free[key] = key_free_match(self.index, stripped, routes)
         return found
 
     def exposed(self, route_ids: Sequence[str]) -> ExposedTools:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from runtime.report.plots import PLOT_FILES, preload, write_plots
 from runtime.report.report_data import as_report_data
 from runtime.report.trace_packing import TracePacker
 from runtime.retrieval import RetrieverSpec
+from runtime.retrieval.key_free import KeyFreeMatches
 from runtime.retrieval.strategy import DEFAULT_STRATEGY
 from runtime.run import jsonio
 from runtime.run.resultset import load_result_set
@@ -48,7 +49,7 @@ def score_and_publish(
     audit: OutcomeAudit,
     plots: bool = False,
     svg: bool = False,
-    key_free: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
+    key_free: KeyFreeMatches | None = None,
     on_scored: Callable[[ScoreResult], None] | None = None,
 ) -> ScoreResult:
     """Score ``run_dirs`` (one run, or all shards of one) into ``out_dir``, render report.md and report.html
@@ -57,7 +58,7 @@ def score_and_publish(
     ``audit`` recomputes every episode's metrics from its stored trace first. ``on_scored`` (e.g.
     printing the verdict) is called once report.json and report.md are written, while the plots are
     still being drawn; this returns when they are written too.
-    ``key_free``: the key-free rankings the run's workers recorded (``runtime/retrieval/key_free.py``),
+    ``key_free``: the key-free answers the run's workers recorded (``runtime/retrieval/key_free.py``),
     when it is scored in the process that ran it; the diagnostics search any other text themselves.
     """
     spec = ScoringSpec.from_compiled(compiled)
@@ -119,7 +120,7 @@ def _score_and_render(
     paths: LockLocation,
     out_dir: Path,
     audit: OutcomeAudit,
-    key_free: Mapping[tuple[int, str], tuple[str, ...]] | None,
+    key_free: KeyFreeMatches | None,
     plot_files: Sequence[str],
 ) -> ScoreResult:
     """The scoring with its diagnosis (each audited trace observed once), then report.md (linking

@@ -53,6 +53,7 @@ class RetrievalIndex:
         analyzers: dict[str, Analyzer],
         vocabularies: dict[str, frozenset[str]],
         build_seconds: float,
+        field_texts: tuple[tuple[str, ...], ...] = (),
     ) -> None:
         self.spec = spec
         self.route_ids = route_ids
@@ -76,6 +77,12 @@ class RetrievalIndex:
         self._clauses: list[dict[tuple[str, int], tuple[tuple[tantivy.Occur, tantivy.Query], ...]]] = [
             {} for _ in self._postings
         ]
+        # Per document (by ordinal), the text Tantivy indexed for each spec field, in spec order, and the
+        # term sets of the documents ``matching`` was asked about.
+        self._field_texts = field_texts
+        self._field_position = {f.id: i for i, f in enumerate(spec.fields)}
+        self._ordinal = {route_id: i for i, route_id in enumerate(route_ids)}
+        self._doc_terms: dict[int, tuple[frozenset[str], ...]] = {}
 
     @property
     def size(self) -> int:
@@ -105,8 +112,10 @@ class RetrievalIndex:
 
         writer = index.writer(heap_size=_WRITER_HEAP_BYTES, num_threads=1)
         memo: dict[tuple[str, str], str] = {}
+        field_texts: list[tuple[str, ...]] = []
         for ordinal, endpoint in enumerate(endpoints):
             doc = tantivy.Document()
+            texts: list[str] = []
             for field in spec.fields:
                 raw = source_text(endpoint, field.sources)
                 key = (field.analyzer, raw)
@@ -114,8 +123,10 @@ class RetrievalIndex:
                 if text is None:
                     text = memo[key] = analyzers[field.analyzer].index_text(raw)
                 doc.add_text(field.id, text)
+                texts.append(text)
             doc.add_unsigned(_ORDINAL, ordinal)
             writer.add_document(doc)
+            field_texts.append(tuple(texts))
         writer.commit()
         writer.wait_merging_threads()
         index.reload()
@@ -134,6 +145,7 @@ class RetrievalIndex:
             analyzers=analyzers,
             vocabularies=vocabularies,
             build_seconds=time.perf_counter() - started,
+            field_texts=tuple(field_texts),
         )
 
     def query(self, text: str) -> tantivy.Query | None:
@@ -149,22 +161,69 @@ class RetrievalIndex:
 
     def text_clauses(self, text: str) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         """The SHOULD clauses of ``query(text)``: every field, each with its own analyzer and boost."""
+        return self._clauses_of(self._query_terms(text))
+
+    def top_and_matching(self, text: str, route_ids: Sequence[str]) -> tuple[Ranking, frozenset[str]]:
+        """``search(text, len(route_ids))``, and those of ``route_ids`` (routes of this index) whose
+        documents ``text`` matches at all: a term of the text in a field of the document that the query
+        searches, so exactly the routes of ``route_ids`` a search at full depth returns, without
+        ranking the whole catalog (tests/test_key_free_recorded.py holds it to that search)."""
+        terms = self._query_terms(text)
+        clauses = self._clauses_of(terms)
+        query = tantivy.Query.boolean_query(clauses) if clauses else None
+        return self.search_query(query, len(route_ids)), self._matching(terms, route_ids)
+
+    def _query_terms(self, text: str) -> list[dict[str, int]]:
+        """Per analyzer (``_postings`` order), the terms of ``text`` some field of it holds, with their
+        counts in the text: what the query's clauses are made of."""
         prepared = prepare(text)
         words: dict[re.Pattern[str], list[str]] = {}
-        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
-        for position, (analyzer, holders) in enumerate(self._postings):
+        out: list[dict[str, int]] = []
+        for analyzer, holders in self._postings:
             found = words.get(analyzer.pattern)
             if found is None:
                 found = words[analyzer.pattern] = analyzer.pattern.findall(prepared)
             counts = Counter(analyzer.terms_of_words(found))
+            out.append({term: counts[term] for term in counts.keys() & holders.keys()})
+        return out
+
+    def _clauses_of(self, terms: list[dict[str, int]]) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        """The clauses of ``_query_terms``' terms: per analyzer, by term, each field holding it."""
+        clauses: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for position, counts in enumerate(terms):
             cache = self._clauses[position]
-            for term in sorted(counts.keys() & holders.keys()):
+            for term in sorted(counts):
                 key = (term, counts[term])
                 term_clauses = cache.get(key)
                 if term_clauses is None:
                     term_clauses = self._term_clauses(position, *key)
                 clauses.extend(term_clauses)
         return clauses
+
+    def _matching(self, terms: list[dict[str, int]], route_ids: Sequence[str]) -> frozenset[str]:
+        """Those of ``route_ids`` whose documents hold one of ``terms`` in a field a clause searches."""
+        wanted: dict[int, set[str]] = {}  # field position -> the query terms searched in that field
+        for (_, holders), counts in zip(self._postings, terms, strict=True):
+            for term in counts:
+                for field_id in holders[term]:
+                    wanted.setdefault(self._field_position[field_id], set()).add(term)
+        return frozenset(
+            route_id
+            for route_id in route_ids
+            if route_id in self._ordinal  # a route of another catalog matches nothing here
+            and any(not self._terms_of(route_id)[i].isdisjoint(ts) for i, ts in wanted.items())
+        )
+
+    def _terms_of(self, route_id: str) -> tuple[frozenset[str], ...]:
+        """The terms a route's document holds in each spec field: its indexed text, split where
+        Tantivy's whitespace tokenizer splits it (the analyzers' terms hold no whitespace)."""
+        ordinal = self._ordinal[route_id]
+        found = self._doc_terms.get(ordinal)
+        if found is None:
+            found = self._doc_terms[ordinal] = tuple(
+                frozenset(text.split()) for text in self._field_texts[ordinal]
+            )
+        return found
 
     def field_terms(self, field_id: str, text: str) -> list[str]:
         """The terms of ``text`` under ``field_id``'s analyzer that occur in that field, in text order."""

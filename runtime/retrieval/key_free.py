@@ -3,14 +3,17 @@
 A state-aware call of a strategy that reads the call text as words (``READS_KEY_NAMES``) retrieves with
 ``query + "\\n" + state JSON``. The same text without the JSON's key names (the query and every scalar
 value kept, in order) ranked on the same index says which routes matched only through the key names.
-The diagnostics ask this of every refresh (``runtime/diagnostics/key_names.py``); a run records the
-answers as it goes (``key_free_ranking``, from the worker's own index), so the diagnostics of a run scored
-in the same process need not index the catalogs or search again. Nothing here enters a trace.
+The diagnostics ask this of every refresh's slots (``runtime/diagnostics/key_names.py``): which of them
+the key-free text matches at all, and which it ranks within as many places. A run records the answers
+as it goes (``key_free_match``, from the worker's own index), so the diagnostics of a run scored in the
+same process need not index the catalogs or search again. Nothing here enters a trace.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from runtime.retrieval.index import RetrievalIndex
@@ -53,6 +56,33 @@ def _values(node: Any, out: list[str]) -> None:
         out.append(json.dumps(node))
 
 
-def key_free_ranking(index: RetrievalIndex, stripped: str) -> tuple[str, ...]:
-    """Every route ``stripped`` (a ``without_key_names`` text) matches on ``index``, in rank order."""
-    return index.search(stripped, index.size).route_ids
+# (catalog size, a refresh's text without the state JSON's key names, the refresh's routes) -> the answer.
+KeyFreeKey = tuple[int, str, tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class KeyFreeMatch:
+    """What a refresh's key-free text says of the routes the refresh returned (its slots): which of
+    them it matches at all, and its own first ``len(routes)`` routes, in rank order."""
+
+    matched: frozenset[str]
+    top: tuple[str, ...]
+
+
+def refresh_routes(call: Mapping[str, Any]) -> tuple[str, ...]:
+    """The routes a stored retrieval call returned, cut at its depth: the refresh's slots."""
+    returned = call.get("route_ids")
+    route_ids = tuple(str(r) for r in returned) if isinstance(returned, list) else ()
+    depth = call.get("depth")
+    return route_ids[:depth] if isinstance(depth, int) and depth > 0 else route_ids
+
+
+def key_free_match(index: RetrievalIndex, stripped: str, routes: tuple[str, ...]) -> KeyFreeMatch:
+    """``stripped`` (a ``without_key_names`` text) on ``index``, asked about a refresh's ``routes``:
+    the same answers as ranking every route it matches (``routes`` it matches at any depth; its top
+    ``len(routes)``), without ranking the whole catalog."""
+    ranking, matched = index.top_and_matching(stripped, routes)
+    return KeyFreeMatch(matched=matched, top=ranking.route_ids)
+
+
+KeyFreeMatches = Mapping[KeyFreeKey, KeyFreeMatch]

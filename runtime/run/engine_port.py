@@ -23,13 +23,11 @@ from runtime.run.trace_blob import pack_trace, unpack_trace
 
 if TYPE_CHECKING:
     from runtime.engine.trace import EpisodeTrace
+    from runtime.retrieval.key_free import KeyFreeMatches
     from runtime.run.store import EpisodeOutcome
     from runtime.spec_model import CompiledSpec
 
 WALL_LATENCY_METRIC = "wall_latency_ms"
-
-# (catalog size, a refresh's text without the state JSON's key names) -> the routes it matches, in order.
-KeyFreeRankings = Mapping[tuple[int, str], tuple[str, ...]]
 
 
 @dataclass(frozen=True)
@@ -93,9 +91,9 @@ class EpisodeRecord:
     trace_zlib: bytes  # the trace as the store keeps it (runtime/run/trace_blob.py), packed in the worker
     model_calls: dict[str, int] | None = None
     # What the diagnostics would otherwise recompute from the trace, recorded by the worker that ran the
-    # episode (the key-free rankings of its refreshes: runtime/retrieval/key_free.py). Kept in memory by
-    # the session for a scoring in the same process; never stored, never part of the trace.
-    key_free: KeyFreeRankings | None = None
+    # episode (what each refresh's key-free text says of its slots: runtime/retrieval/key_free.py). Kept
+    # in memory by the session for a scoring in the same process; never stored, never part of the trace.
+    key_free: KeyFreeMatches | None = None
 
     @property
     def trace_json(self) -> str:
@@ -171,8 +169,8 @@ class EngineAdapter:
             epoch=epoch,
         )
 
-    def key_free(self, loaded: LoadedEngine, trace: EpisodeResult) -> KeyFreeRankings | None:
-        """The key-free rankings of the episode's refreshes, from this worker's own index (None: the
+    def key_free(self, loaded: LoadedEngine, trace: EpisodeResult) -> KeyFreeMatches | None:
+        """The key-free answers of the episode's refreshes, from this worker's own index (None: the
         experiment's strategy does not read key names, so the diagnostics ask for none)."""
         from runtime.engine import EngineResources
         from runtime.engine.key_free_notes import key_free_rankings

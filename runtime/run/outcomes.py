@@ -12,6 +12,7 @@ import dataclasses
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from runtime.run.engine_port import (
     EngineSetup,
@@ -22,6 +23,9 @@ from runtime.run.engine_port import (
 )
 from runtime.run.scope import EpisodeKey
 from runtime.run.store import EpisodeStore
+
+if TYPE_CHECKING:
+    from runtime.retrieval.key_free import KeyFreeKey, KeyFreeMatch
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -72,8 +76,8 @@ class ExecutionSummary:
     events: int
     stopped_early: str | None
     model_calls: dict[str, int] | None = None
-    # The key-free rankings the session's workers recorded (EpisodeRecord.key_free), merged.
-    key_free: dict[tuple[int, str], tuple[str, ...]] | None = None
+    # The key-free answers the session's workers recorded (EpisodeRecord.key_free), merged.
+    key_free: dict[KeyFreeKey, KeyFreeMatch] | None = None
 
 
 class Sink:
@@ -85,7 +89,7 @@ class Sink:
         self.store, self.session, self.total, self.on_progress = store, session, total, on_progress
         self.done = self.committed = self.events = 0
         self.model_calls: dict[str, int] | None = None
-        self.key_free: dict[tuple[int, str], tuple[str, ...]] | None = None
+        self.key_free: dict[KeyFreeKey, KeyFreeMatch] | None = None
         self.stopping: str | None = None  # the first failure that stops the session
 
     def accept(self, key: EpisodeKey, outcome: EpisodeRecord | Failure) -> None:

@@ -27,6 +27,7 @@ from runtime.report.console import make_console, pilot_line, print_verdict
 from runtime.report.progress import EpisodeProgress
 from runtime.report.publish import score_and_publish
 from runtime.report.report_data import as_report_data
+from runtime.retrieval.key_free import KeyFreeMatches
 from runtime.run import EngineAdapter, EngineSetup, EpisodeEngine, load_result_set, read_manifest
 from runtime.run.executors.choice import executor_choice
 from runtime.run.executors.registry import DEFAULT_EXECUTOR
@@ -404,7 +405,7 @@ def _score(
     compiled: CompiledSpec,
     audit: OutcomeAudit,
     request: RunRequest,
-    key_free: Mapping[tuple[int, str], tuple[str, ...]] | None = None,
+    key_free: KeyFreeMatches | None = None,
 ) -> JSONObject:
     """``key_free``: what this session's workers recorded for the diagnostics (episodes of an earlier
     session, on resume, are answered by the diagnostics themselves)."""
