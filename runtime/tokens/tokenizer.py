@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 from dataclasses import dataclass
 from importlib import resources
@@ -80,7 +81,7 @@ def _load_cl100k(expected_sha256: str | None) -> Tokenizer:
         raise SchemaRouterError(
             f"tokenizer: cl100k_base file has sha256 {digest}, expected the official {expected_sha256}"
         )
-    encode = _ENCODINGS.get(raw, lambda: _cl100k_encode(str(data), digest))
+    encode = _ENCODINGS.get(raw, lambda: _cl100k_encode(raw, str(data), digest))
     return _TiktokenTokenizer(name="tiktoken:cl100k_base", _encode=encode)
 
 
@@ -90,12 +91,20 @@ def _load_cl100k(expected_sha256: str | None) -> Tokenizer:
 _ENCODINGS: ContentMemo[bytes, object] = ContentMemo(maxsize=2)
 
 
-def _cl100k_encode(path: str, digest: str) -> object:
-    """The encode function of the cl100k_base ranks file at ``path``, whose bytes hash to ``digest``."""
+# The official cl100k_base file's sha256: the file whose ranks ``_official_ranks`` reads in bulk.
+OFFICIAL_CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+
+
+def _cl100k_encode(raw: bytes, path: str, digest: str) -> object:
+    """The encode function of the cl100k_base ranks file at ``path``, whose bytes ``raw`` hash to
+    ``digest``."""
     import tiktoken
     from tiktoken.load import load_tiktoken_bpe
 
-    ranks = load_tiktoken_bpe(path, expected_hash=digest)
+    if digest == OFFICIAL_CL100K_SHA256:
+        ranks = _official_ranks(raw)
+    else:
+        ranks = load_tiktoken_bpe(path, expected_hash=digest)
     encoding = tiktoken.Encoding(
         name="cl100k_base",
         pat_str=_CL100K_PATTERN,
@@ -103,6 +112,14 @@ def _cl100k_encode(path: str, digest: str) -> object:
         special_tokens=_CL100K_SPECIAL,
     )
     return encoding.encode
+
+
+def _official_ranks(raw: bytes) -> dict[bytes, int]:
+    """``load_tiktoken_bpe`` of the official file (the same dict: tests/test_tokens.py), in bulk: its
+    lines are exactly ``base64-token rank``, so its whitespace-separated fields alternate. About 40 %
+    less time than tiktoken's line-by-line parse; only for bytes whose digest is the official one."""
+    fields = raw.split()
+    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
 
 
 def _load_huggingface(config: TokenizerConfig) -> Tokenizer:
