@@ -86,6 +86,7 @@ def test_sr_score_plots_draws_the_pngs_and_report_md_embeds_them(run: dict[str, 
     _sr(run["paths"].root, "score", str(run["run_dir"]), "--out", str(out), "--plots")  # drawn by children
     for name in PLOT_FILES:
         assert (out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    assert not list(out.glob("*.svg"))  # PNG only unless --plot-svg asks
     md = (out / "report.md").read_text(encoding="utf-8")
     assert _links(md) == list(PLOT_FILES)
     assert all((out / target).is_file() for target in _links(md))
