@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from runtime.core.json_value import JSONValue
 from runtime.retrieval.index import RetrievalIndex
 
 # The strategies that analyse the call text, state JSON included, as words: for them a key name
@@ -69,7 +70,7 @@ class KeyFreeMatch:
     top: tuple[str, ...]
 
 
-def refresh_routes(call: Mapping[str, Any]) -> tuple[str, ...]:
+def refresh_routes(call: Mapping[str, JSONValue]) -> tuple[str, ...]:
     """The routes a stored retrieval call returned, cut at its depth: the refresh's slots."""
     returned = call.get("route_ids")
     route_ids = tuple(str(r) for r in returned) if isinstance(returned, list) else ()
