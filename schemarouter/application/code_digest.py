@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -44,6 +46,7 @@ class SourceTree:
     """The project's source files under ``root`` (default: the running code's)."""
 
     root: Path = field(default_factory=installed_source_root)
+    cache: ImportsCache | None = None  # import statements kept between processes (build/)
     _imports: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _files: dict[str, Path | None] = field(default_factory=dict, repr=False)
 
@@ -88,7 +91,7 @@ class SourceTree:
 
     def _file_imports(self, file: Path, package: str) -> tuple[str, ...]:
         found: list[str] = []
-        for level, module, names in import_statements(file):
+        for level, module, names in import_statements(file, self.cache):
             if level < 0:
                 found += names
                 continue
@@ -179,10 +182,112 @@ ImportStatement = tuple[int, str | None, tuple[str, ...]]
 _IMPORTS: ContentMemo[bytes, tuple[ImportStatement, ...]] = ContentMemo(maxsize=1024)
 
 
-def import_statements(file: Path) -> tuple[ImportStatement, ...]:
-    """The import statements of ``file``, at any depth, in source order (parsed, never imported)."""
+def import_statements(file: Path, cache: ImportsCache | None = None) -> tuple[ImportStatement, ...]:
+    """The import statements of ``file``, at any depth, in source order (parsed, never imported; with
+    ``cache``, parsed once for all processes that share it)."""
     raw = file.read_bytes()
-    return _IMPORTS.get(raw, lambda: _parse_imports(raw, str(file)))
+    if cache is None:
+        return _IMPORTS.get(raw, lambda: _parse_imports(raw, str(file)))
+    return _IMPORTS.get(raw, lambda: cache.statements(raw, str(file)))
+
+
+IMPORTS_CACHE = "code_imports.json"
+_CACHE_VERSION = 1
+_CACHE_MAX_BYTES = 16 * 1024 * 1024
+_CACHE_MAX_ENTRIES = 8192
+
+
+class ImportsCache:
+    """Import statements by the sha256 of a source file's bytes, kept between processes in one JSON file
+    (``build/code_imports.json``): what ``ast`` found in those exact bytes, so a file whose bytes
+    changed is parsed again. A speed-up only: an unreadable, oversized or malformed file is ignored and
+    rewritten; one that cannot be written is left alone.
+
+    It cannot make a changed implementation pass unseen. A digest covers the files of the closure these
+    statements give, each hashed from its own bytes: an entry that named other imports for a file
+    changes the closure, and so the digest, which then differs from the pinned one (and the canaries
+    run), while an edited file has another sha256 and no entry."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._entries: dict[str, tuple[ImportStatement, ...]] | None = None
+        self._added = False
+
+    def statements(self, raw: bytes, filename: str) -> tuple[ImportStatement, ...]:
+        """``_parse_imports(raw)``, from the file when it holds ``raw``'s digest."""
+        entries = self._loaded()
+        digest = hashlib.sha256(raw).hexdigest()
+        found = entries.get(digest)
+        if found is None:
+            found = entries[digest] = _parse_imports(raw, filename)
+            self._added = True
+        return found
+
+    def save(self) -> None:
+        """Write the entries back when this process parsed a file the cache did not hold."""
+        if not self._added or self._entries is None:
+            return
+        from runtime.core.atomic_write import write_text_atomic
+
+        kept = dict(list(self._entries.items())[-_CACHE_MAX_ENTRIES:])
+        body = {d: [[level, module, list(names)] for level, module, names in st] for d, st in kept.items()}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(
+                self.path, json.dumps({"version": _CACHE_VERSION, "imports": body}, sort_keys=True) + "\n"
+            )
+        except OSError:
+            return  # a read-only checkout still checks its code; it parses again next time
+        self._added = False
+
+    def _loaded(self) -> dict[str, tuple[ImportStatement, ...]]:
+        if self._entries is None:
+            self._entries = _read_cache(self.path)
+        return self._entries
+
+
+def _read_cache(path: Path) -> dict[str, tuple[ImportStatement, ...]]:
+    """The entries of the cache file; none when it is missing, too large, or not exactly the format."""
+    from runtime.core import safe_json
+
+    try:
+        if path.stat().st_size > _CACHE_MAX_BYTES:
+            return {}
+        data = safe_json.loads(path.read_bytes())
+    except (OSError, safe_json.JsonTextError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != _CACHE_VERSION:
+        return {}
+    imports = data.get("imports")
+    if not isinstance(imports, dict) or len(imports) > _CACHE_MAX_ENTRIES:
+        return {}
+    out: dict[str, tuple[ImportStatement, ...]] = {}
+    for digest, statements in imports.items():
+        parsed = _statements_of(statements)
+        if not _SHA256_HEX.fullmatch(digest) or parsed is None:
+            return {}
+        out[digest] = parsed
+    return out
+
+
+def _statements_of(value: object) -> tuple[ImportStatement, ...] | None:
+    """Stored statements as ``_parse_imports`` gives them, or None when any part is not of its type."""
+    if not isinstance(value, list):
+        return None
+    out: list[ImportStatement] = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == 3):
+            return None
+        level, module, names = item
+        if type(level) is not int or not (module is None or isinstance(module, str)):
+            return None
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            return None
+        out.append((level, module, tuple(names)))
+    return tuple(out)
+
+
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def _parse_imports(raw: bytes, filename: str) -> tuple[ImportStatement, ...]:

@@ -30,7 +30,7 @@ from runtime.spec_model.code_record import (
 )
 from runtime.spec_model.lock import lock_guard, read_lock, write_lock
 from runtime.spec_model.module_moves import current_module
-from schemarouter.application.code_digest import SourceTree
+from schemarouter.application.code_digest import IMPORTS_CACHE, ImportsCache, SourceTree
 from schemarouter.application.compiled import compiled_without_writing
 from schemarouter.project import ProjectPaths
 
@@ -189,7 +189,9 @@ def pin_code(
                 f"{paths.lock_display}: the code is already pinned under root {lock.root} "
                 f"(at {lock.current_code.at.isoformat()}); a record is never rewritten"
             )
-        record = build_record(paths, compiled, lock, reason=reason, source=source or SourceTree())
+        tree = source or source_tree(paths)
+        record = build_record(paths, compiled, lock, reason=reason, source=tree)
+        _save_imports(tree)
         write_lock(paths.lock_file, lock.model_copy(update={"code": (*(lock.code or ()), record)}))
     counted = sum(len(p.canary) for p in record.components)
     return (
@@ -225,9 +227,10 @@ def check_code(
             f'(sr lock pin-code --experiment {lock.experiment_id} --reason "<why>")'
         )
         return check
-    tree = source or SourceTree()
+    tree = source or source_tree(paths)
     changed = _changed_pins(record, tree)
     key = _rerun_key(paths, record, tree, changed, canaries=canaries, check=check)
+    _save_imports(tree)  # every digest is computed by now
     if key is None:
         return check
     check.recomputed = True
@@ -237,6 +240,17 @@ def check_code(
         check.notes.append(f"{paths.lock_display}: code: every canary matches the pinned record")
         _remember_check(paths, key)
     return check
+
+
+def source_tree(paths: ProjectPaths) -> SourceTree:
+    """The running code's source tree, its files' import statements kept in the project's build/
+    (``code_digest.ImportsCache``: parsed once for every command that checks or pins the code)."""
+    return SourceTree(cache=ImportsCache(paths.build_dir / IMPORTS_CACHE))
+
+
+def _save_imports(tree: SourceTree) -> None:
+    if tree.cache is not None:
+        tree.cache.save()
 
 
 def _changed_pins(record: CodeRecord, tree: SourceTree) -> list[ComponentPin]:
