@@ -128,3 +128,29 @@ def test_a_cache_that_cannot_be_written_is_left_alone(tmp_path: Path) -> None:
     assert tree.cache is not None
     tree.cache.save()  # its parent is a file: no error, nothing written
     assert blocked.read_text() == "x"
+
+
+def test_a_read_only_build_folder_raises_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """write_text_atomic reports a read-only file system as SchemaRouterError ("cannot write"): neither
+    this cache nor the canary memo beside it may turn that into a failed command."""
+    from runtime.core import atomic_write
+    from runtime.core.errors import SchemaRouterError
+    from schemarouter.application import code_pin
+    from schemarouter.project import ProjectPaths
+
+    def read_only(path: Path, text: str) -> None:
+        raise SchemaRouterError(f"{path}: cannot write (Read-only file system)")
+
+    monkeypatch.setattr(atomic_write, "write_text_atomic", read_only)
+    _forget()
+    tree = SourceTree(REPO, cache=ImportsCache(tmp_path / "build" / "code_imports.json"))
+    _digests(tree)
+    assert tree.cache is not None
+    tree.cache.save()
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copyfile(REPO / "schemarouter.yaml", project / "schemarouter.yaml")
+    shutil.copytree(REPO / "spec" / "0.14", project / "spec" / "0.14")
+    code_pin._remember_check(ProjectPaths.at(project), "sha256:" + "0" * 64)
+    assert not (project / "build").exists() or not list((project / "build").rglob("*.json"))
+    assert not (tmp_path / "build" / "code_imports.json").exists()

@@ -228,6 +228,7 @@ class ImportsCache:
         if not self._added or self._entries is None:
             return
         from runtime.core.atomic_write import write_text_atomic
+        from runtime.core.errors import SchemaRouterError
 
         kept = dict(list(self._entries.items())[-_CACHE_MAX_ENTRIES:])
         body = {d: [[level, module, list(names)] for level, module, names in st] for d, st in kept.items()}
@@ -236,7 +237,7 @@ class ImportsCache:
             write_text_atomic(
                 self.path, json.dumps({"version": _CACHE_VERSION, "imports": body}, sort_keys=True) + "\n"
             )
-        except OSError:
+        except (OSError, SchemaRouterError):  # write_text_atomic says "cannot write" as the latter
             return  # a read-only checkout still checks its code; it parses again next time
         self._added = False
 

@@ -446,7 +446,7 @@ def _remember_check(paths: ProjectPaths, key: str) -> None:
     try:
         paths.experiment_build_dir.mkdir(parents=True, exist_ok=True)
         write_text_atomic(paths.experiment_build_dir / CHECK_CACHE, json.dumps({"clean_rerun": key}) + "\n")
-    except OSError:
+    except (OSError, SchemaRouterError):  # write_text_atomic says "cannot write" as the latter
         pass  # a read-only checkout still verifies; it only reruns the canaries next time
 
 
