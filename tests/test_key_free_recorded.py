@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from runtime.diagnostics.key_names import KeyNameProbe
 from runtime.engine import run_episode
-from runtime.engine.key_free_notes import key_free_rankings
+from runtime.engine.key_free_notes import key_free_matches
 from runtime.retrieval import RetrieverSpec
 from runtime.retrieval.index import RetrievalIndex
 from runtime.retrieval.key_free import (
@@ -137,7 +137,7 @@ def test_recorded_answers_equal_a_probe_that_searches_itself(resources) -> None:
         trace = run_episode(
             resources=resources, task=resources.tasks[task_id], condition_id=condition, catalog_size=CATALOG
         )
-        recorded.update(key_free_rankings(resources, trace) or {})
+        recorded.update(key_free_matches(resources, trace) or {})
         seen += _refreshes(trace)
     assert seen and recorded  # the surface has refreshes, and each was answered
     assert {(CATALOG, without_key_names(t), routes) for t, routes in seen} == set(recorded)

@@ -23,7 +23,7 @@ from runtime.retrieval.key_free import (
 from runtime.retrieval.strategy import strategy_of
 
 
-def key_free_rankings(
+def key_free_matches(
     resources: EngineResources, trace: EpisodeTrace
 ) -> dict[KeyFreeKey, KeyFreeMatch] | None:
     """``(catalog, key-free text, slots) -> answer`` for the trace's refreshes (None: the experiment's

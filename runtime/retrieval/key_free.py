@@ -70,6 +70,9 @@ class KeyFreeMatch:
     top: tuple[str, ...]
 
 
+KeyFreeMatches = Mapping[KeyFreeKey, KeyFreeMatch]
+
+
 def refresh_routes(call: Mapping[str, JSONValue]) -> tuple[str, ...]:
     """The routes a stored retrieval call returned, cut at its depth: the refresh's slots."""
     returned = call.get("route_ids")
@@ -84,6 +87,3 @@ def key_free_match(index: RetrievalIndex, stripped: str, routes: tuple[str, ...]
     ``len(routes)``), without ranking the whole catalog."""
     ranking, matched = index.top_and_matching(stripped, routes)
     return KeyFreeMatch(matched=matched, top=ranking.route_ids)
-
-
-KeyFreeMatches = Mapping[KeyFreeKey, KeyFreeMatch]

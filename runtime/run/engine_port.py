@@ -173,11 +173,11 @@ class EngineAdapter:
         """The key-free answers of the episode's refreshes, from this worker's own index (None: the
         experiment's strategy does not read key names, so the diagnostics ask for none)."""
         from runtime.engine import EngineResources
-        from runtime.engine.key_free_notes import key_free_rankings
+        from runtime.engine.key_free_notes import key_free_matches
         from runtime.engine.trace import EpisodeTrace
 
         assert isinstance(loaded.resources, EngineResources) and isinstance(trace, EpisodeTrace)
-        return key_free_rankings(loaded.resources, trace)
+        return key_free_matches(loaded.resources, trace)
 
 
 def episode_record(trace: EpisodeResult) -> EpisodeRecord:

@@ -26,13 +26,18 @@ class Tokenizer(Protocol):
     def count(self, text: str) -> int: ...
 
 
+# The official cl100k_base file's sha256: the default expected digest, and the file whose ranks
+# ``_official_ranks`` reads in bulk.
+OFFICIAL_CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+
+
 @dataclass(frozen=True)
 class TokenizerConfig:
     """Which tokenizer to count with; mirrors ``engine.yaml`` ``tokenizer``."""
 
     kind: Literal["tiktoken", "huggingface"] = "tiktoken"
     encoding: str = "cl100k_base"
-    sha256: str | None = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+    sha256: str | None = OFFICIAL_CL100K_SHA256
     path: str | None = None
 
     def describe(self) -> dict[str, str | None]:
@@ -89,10 +94,6 @@ def _load_cl100k(expected_sha256: str | None) -> Tokenizer:
 # compiling the split pattern (about 0.25 s, once per engine a process loads) is shared, by the exact
 # bytes just checked (runtime/core/content_memo.py).
 _ENCODINGS: ContentMemo[bytes, object] = ContentMemo(maxsize=2)
-
-
-# The official cl100k_base file's sha256: the file whose ranks ``_official_ranks`` reads in bulk.
-OFFICIAL_CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 
 
 def _cl100k_encode(raw: bytes, path: str, digest: str) -> object:
