@@ -3,6 +3,7 @@ tiny run of the command itself. Timings are printed, never asserted."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import httpx
@@ -11,7 +12,7 @@ from run_support import REPO
 from typer.testing import CliRunner
 
 from runtime.core.errors import SchemaRouterError
-from schemarouter.application.bench_serve import ServeBench, Server, shard_for
+from schemarouter.application.bench_serve import ServeBench, Server, fresh_directory, shard_for
 from schemarouter.cli.app import app
 
 pytestmark = pytest.mark.slow  # starts server processes and two short runs
@@ -65,7 +66,21 @@ def test_sr_bench_serve_prints_a_row_per_n(tmp_path: Path) -> None:
     result = runner.invoke(app, ["--project-dir", str(REPO), "bench", "serve", *args, *out])
     assert result.exit_code == 0, result.output
     assert "N=2    episodes     4" in result.output and "occupancy" in result.output
-    assert (tmp_path / "bench" / "n2" / "episodes.sqlite").is_file()
+    [first] = (tmp_path / "bench").iterdir()
+    assert f"runs and logs: {first}" in result.output
+    assert (first / "n2" / "episodes.sqlite").is_file()
+    # A second bench into the same --out runs again in its own directory; the first one's stays.
+    before = {p: p.stat().st_mtime_ns for p in first.rglob("*")}
+    again = runner.invoke(app, ["--project-dir", str(REPO), "bench", "serve", *args, *out])
+    assert again.exit_code == 0, again.output
+    assert len(list((tmp_path / "bench").iterdir())) == 2
+    assert {p: p.stat().st_mtime_ns for p in first.rglob("*")} == before
+
+
+def test_every_bench_gets_a_fresh_directory(tmp_path: Path) -> None:
+    made = [fresh_directory(tmp_path / "out") for _ in range(3)]
+    assert len(set(made)) == 3 and all(p.is_dir() and p.parent == tmp_path / "out" for p in made)
+    assert all(re.fullmatch(r"\d{8}T\d{6}Z(-\d+)?", p.name) for p in made)
 
 
 def test_the_servers_connections_send_without_nagle() -> None:

@@ -221,9 +221,10 @@ def shard_for(total: int, budget: int) -> tuple[str, int]:
 def bench_serve(
     project: ProjectPaths, bench: ServeBench, out: Path, total: int, console: Console
 ) -> list[ServeRow]:
-    """Run every N; print a table as it goes. ``total``: the episodes of the whole pilot scope."""
+    """Run every N into a fresh directory under ``out``; print a table as it goes. ``total``: the
+    episodes of the whole pilot scope."""
     bench.check()
-    out.mkdir(parents=True, exist_ok=True)
+    out = fresh_directory(out)
     rows: list[ServeRow] = []
     console.print(
         f"sr bench serve: latency {bench.latency_s} s (jitter {bench.jitter_s} s, "
@@ -231,6 +232,7 @@ def bench_serve(
         f"{total} one-turn episodes at most, {bench.per_slot} per slot; load average {load_average()}",
         markup=False,
     )
+    console.print(f"runs and logs: {out}", markup=False)
     references: dict[str, Measured] = {}
     with Server(bench) as server:
         for n in bench.concurrencies:
@@ -249,6 +251,21 @@ def bench_serve(
     console.print(f"load average after: {load_average()}", markup=False)
     console.print(target_line(rows, bench), markup=False)
     return rows
+
+
+def fresh_directory(out: Path) -> Path:
+    """A new directory ``out/<UTC now>``, numbered ``-2``, ``-3``, ... while the name is taken: every
+    invocation keeps its own runs and logs, and an earlier bench's are never reused or overwritten."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    n = 1
+    while True:
+        path = out / (stamp if n == 1 else f"{stamp}-{n}")
+        try:
+            path.mkdir(parents=True)
+        except FileExistsError:
+            n += 1
+            continue
+        return path
 
 
 def _reference_run(

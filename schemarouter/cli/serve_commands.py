@@ -37,7 +37,10 @@ def bench_serve_command(
     ] = False,
     out: Annotated[
         Path | None,
-        typer.Option(help="Where the runs and their logs go (default build/bench-serve/; output guard)."),
+        typer.Option(
+            help="Each invocation's runs and logs go to a new <out>/<UTC time>/ (default out: "
+            "build/bench-serve/; output guard)."
+        ),
     ] = None,
     experiment: ExperimentOpt = None,
 ) -> None:
