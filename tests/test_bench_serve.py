@@ -109,3 +109,40 @@ def test_the_servers_connections_send_without_nagle() -> None:
             server.close()
 
     assert asyncio.run(accepted_nodelay()) != 0
+
+
+def test_the_rss_sampler_walks_the_tree_seldom_and_finds_later_children(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    from schemarouter.application import bench_serve
+
+    walks: list[int] = []
+    original = psutil.Process.children
+
+    def counted(self: psutil.Process, recursive: bool = False) -> list[psutil.Process]:
+        walks.append(1)
+        return original(self, recursive=recursive)
+
+    monkeypatch.setattr(psutil.Process, "children", counted)
+    monkeypatch.setattr(bench_serve, "TREE_S", 0.2)
+    tree = bench_serve._TreeRss(psutil.Process())
+    alone = tree.sample()
+    assert alone > 0 and len(walks) == 1
+    for _ in range(5):
+        tree.sample()
+    assert len(walks) == 1  # within TREE_S: only the known processes' memory is read
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(0.5)  # started after the walk, and the interpreter has loaded
+        assert tree.sample() > alone and len(walks) == 2
+        assert child.pid in {p.pid for p in tree.known}
+    finally:
+        child.kill()
+        child.wait()
+    assert tree.sample() >= 0  # a process that exited is skipped, never an error
