@@ -35,6 +35,7 @@ from runtime.agents.server_templates import template_warnings
 from runtime.agents.transcript import TOOLS_HEADER
 from runtime.catalog.model import Endpoint, FieldSpec
 from runtime.prompt import HistoryEntry, build_prompt
+from schemarouter.application.model_cache import cache_stats
 
 pytestmark = pytest.mark.slow  # seconds of work: scheduled first (tests/conftest.py)
 
@@ -233,6 +234,25 @@ def test_the_cache_never_crosses_servers_epochs_or_fingerprints(tmp_path: Path) 
         assert moved.server_calls == 1
     stats = ModelCallCache(path, create=False).stats()
     assert stats["entries"] == 3 and {g["base_url"] for g in stats["groups"]} == {a.base_url, b.base_url}
+
+
+def test_cache_stats_count_the_write_ahead_log_a_worker_left(tmp_path: Path) -> None:
+    """A run's worker exits without closing its connection: its writes are still in ``-wal``."""
+    path = tmp_path / "calls.sqlite"
+    answer = case("openai", "tool_call_with_id")
+    with loopback(Loopback(answer=lambda _: answer)) as a:
+        writer = ModelCallCache(path)  # never closed, as in a worker process
+        OpenAIAgent(OpenAISettings(base_url=a.base_url, model="m", retries=0), writer).decide(view())
+    wal = path.with_name(path.name + "-wal")
+    assert wal.stat().st_size > 0
+    reader = ModelCallCache(path, create=False)
+    left = reader.stats()
+    reader.close()
+    assert left["entries"] == 1
+    assert left["file_bytes"] == path.stat().st_size + wal.stat().st_size > path.stat().st_size
+    writer.close()  # the last connection folds the log into the file and removes it
+    assert not wal.exists()
+    assert cache_stats(path)["file_bytes"] == path.stat().st_size
 
 
 def test_cache_prune_and_a_missing_cache(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ spliced in rather than encoded again. ``sr cache stats`` and ``sr cache prune`` 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -79,7 +80,7 @@ class CacheStats(TypedDict):
     """What ``sr cache stats`` reports of a cache file."""
 
     path: str
-    file_bytes: int
+    file_bytes: int  # the file and its write-ahead log (_bytes_on_disk)
     entries: int
     groups: list[CacheGroup]
     legacy_entries: int
@@ -205,7 +206,7 @@ class ModelCallCache:
             legacy = self._legacy_rows()
         return {
             "path": str(self.path),
-            "file_bytes": self.path.stat().st_size if self.path.is_file() else 0,
+            "file_bytes": _bytes_on_disk(self.path),
             "entries": sum(int(r[3]) for r in rows),
             "groups": [
                 {
@@ -256,3 +257,14 @@ class ModelCallCache:
         if self._dbh is not None:
             self._dbh.close()
             self._dbh = None
+
+
+def _bytes_on_disk(path: Path) -> int:
+    """The cache file and its write-ahead log: a run's worker processes exit without closing their
+    connections, so their last writes stay in ``<file>-wal`` until the next connection folds them in;
+    the file alone would then understate the cache (the WAL's index, ``-shm``, is not data)."""
+    total = 0
+    for part in (path, path.with_name(path.name + "-wal")):
+        with contextlib.suppress(OSError):
+            total += part.stat().st_size
+    return total
