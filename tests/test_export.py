@@ -13,6 +13,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -111,6 +112,23 @@ def inspect_logs(run, tmp_path_factory) -> Path:
     result = sr(root, "export", str(run_dir), "--format", "inspect", "--out", str(out))
     assert result.exit_code == 0, result.output
     return out / "inspect"
+
+
+def test_an_inspect_export_is_byte_identical_and_stamped_at_the_run_s_creation(run, inspect_logs, tmp_path):
+    import zipfile
+
+    from runtime.run.manifest import read_manifest
+
+    root, run_dir = run
+    result = sr(root, "export", str(run_dir), "--format", "inspect", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    first = sorted(inspect_logs.glob("*.eval"))
+    again = sorted((tmp_path / "inspect").glob("*.eval"))
+    assert [p.name for p in first] == [p.name for p in again] and first
+    assert all(a.read_bytes() == b.read_bytes() for a, b in zip(first, again, strict=True))
+    created = read_manifest(run_dir).created_at.astimezone(UTC).timetuple()[:5]
+    with zipfile.ZipFile(first[0]) as archive:
+        assert {info.date_time[:5] for info in archive.infolist()} == {created}
 
 
 def test_inspect_logs_load_through_inspect_ai(run, inspect_logs):

@@ -17,15 +17,17 @@ One log per condition x catalog size (an inspect "task" is one configuration eva
   report in metrics.yaml order; each value is report.json's point estimate (a ratio metric's ratio of
   sums, as the gate reads it) with its task-cluster bootstrap interval in the metric's metadata.
 
-``.eval`` files are zip archives; their entries carry inspect_ai's write time, so the bytes differ
-between exports while the content is the same.
+``.eval`` files are zip archives. inspect_ai stamps each entry with its write time; the archive is then
+copied entry by entry (same order, names, compression method and contents) with every entry stamped
+at the run's creation time instead (``stamped_archive``), so two exports of one run are byte-identical.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from datetime import datetime
+import zipfile
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,6 +88,7 @@ def write_inspect_logs(tables: RunTables, out_dir: Path, *, progress: Progress |
         os.close(fd)
         try:
             log_api.write_eval_log(log, tmp, format="eval")
+            stamped_archive(Path(tmp), tables.manifest.created_at)
             os.replace(tmp, target)
         finally:
             if os.path.exists(tmp):
@@ -93,6 +96,25 @@ def write_inspect_logs(tables: RunTables, out_dir: Path, *, progress: Progress |
         written.append(target)
         announce(progress, "inspect logs", len(written), len(groups), "logs")
     return written
+
+
+def stamped_archive(path: Path, when: datetime) -> None:
+    """Rewrite the zip archive at ``path`` with every entry's time set to ``when`` (UTC, to the two
+    seconds a zip entry can hold; never before 1980, the format's epoch): its names, order, compression
+    method and contents stay as they were."""
+    stamp = max(when.astimezone(UTC).timetuple()[:6], (1980, 1, 1, 0, 0, 0))
+    copy = path.with_name(path.name + ".stamped")
+    try:
+        with zipfile.ZipFile(path) as source, zipfile.ZipFile(copy, "w") as target:
+            for entry in source.infolist():
+                info = zipfile.ZipInfo(entry.filename, date_time=stamp)
+                info.compress_type = entry.compress_type
+                info.external_attr = entry.external_attr
+                target.writestr(info, source.read(entry))
+        os.replace(copy, path)
+    finally:
+        if copy.exists():
+            copy.unlink()
 
 
 def _catalog(tables: RunTables, size: int, members: list[tuple[Episode, Row]]) -> Catalog:
