@@ -12,7 +12,8 @@ from run_support import REPO
 from typer.testing import CliRunner
 
 from runtime.core.errors import SchemaRouterError
-from schemarouter.application.bench_serve import ServeBench, Server, fresh_directory, shard_for
+from runtime.run.rundir import fresh_directory
+from schemarouter.application.bench_serve import ServeBench, Server, shard_for
 from schemarouter.cli.app import app
 
 pytestmark = pytest.mark.slow  # starts server processes and two short runs
@@ -81,6 +82,9 @@ def test_every_bench_gets_a_fresh_directory(tmp_path: Path) -> None:
     made = [fresh_directory(tmp_path / "out") for _ in range(3)]
     assert len(set(made)) == 3 and all(p.is_dir() and p.parent == tmp_path / "out" for p in made)
     assert all(re.fullmatch(r"\d{8}T\d{6}Z(-\d+)?", p.name) for p in made)
+    runs = [fresh_directory(tmp_path / "runs", "reference-abc") for _ in range(3)]  # sr run's names
+    assert len(set(runs)) == 3
+    assert all(re.fullmatch(r"\d{8}T\d{6}Z-reference-abc(-\d+)?", p.name) for p in runs)
 
 
 def test_the_servers_connections_send_without_nagle() -> None:
@@ -130,7 +134,7 @@ def test_the_rss_sampler_walks_the_tree_seldom_and_finds_later_children(
         return original(self, recursive=recursive)
 
     monkeypatch.setattr(psutil.Process, "children", counted)
-    monkeypatch.setattr(bench_serve, "TREE_S", 0.2)
+    monkeypatch.setattr(bench_serve, "TREE_S", 60.0)  # no walk falls due by itself during the test
     tree = bench_serve._TreeRss(psutil.Process())
     alone = tree.sample()
     assert alone > 0 and len(walks) == 1
@@ -140,6 +144,9 @@ def test_the_rss_sampler_walks_the_tree_seldom_and_finds_later_children(
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
         time.sleep(0.5)  # started after the walk, and the interpreter has loaded
+        tree.sample()
+        assert len(walks) == 1 and child.pid not in {p.pid for p in tree.known}  # found at the next walk
+        tree.found_at -= 61.0  # TREE_S has passed since the walk
         assert tree.sample() > alone and len(walks) == 2
         assert child.pid in {p.pid for p in tree.known}
     finally:

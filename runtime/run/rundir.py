@@ -70,13 +70,21 @@ def open_run_dir(
         target = run_dir if run_dir is not None else _find_resumable(runs_dir, chash)
         return _resumed(request, target, source, chash)
     if run_dir is None:
-        run_dir = _fresh_run_dir(runs_dir, f"{request.agent.name}-{chash.removeprefix('sha256:')[:8]}")
+        suffix = f"{request.agent.name}-{chash.removeprefix('sha256:')[:8]}"
+        try:
+            run_dir = fresh_directory(runs_dir, suffix)
+        except OSError as err:
+            raise SchemaRouterError(
+                f"{runs_dir}: cannot create a run directory there ({err.strerror or err})"
+            ) from None
     else:
         _check_new_run_dir(run_dir, project_root)
-    try:
-        run_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise SchemaRouterError(f"--run-dir {run_dir}: cannot create it ({err.strerror or err})") from None
+        try:
+            run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise SchemaRouterError(
+                f"--run-dir {run_dir}: cannot create it ({err.strerror or err})"
+            ) from None
     manifest = _new_manifest(request, run_dir, source, chash)
     with EpisodeStore(run_dir, create=True):
         pass
@@ -95,14 +103,19 @@ def _resumed(request: RunRequest, target: Path, source: SourceState, chash: str)
     return target, manifest
 
 
-def _fresh_run_dir(runs_dir: Path, suffix: str) -> Path:
-    """``runs_dir/<UTC now>-<suffix>``, numbered ``-2``, ``-3``, ... while the name is taken."""
-    base = f"{now_utc().strftime('%Y%m%dT%H%M%SZ')}-{suffix}"
-    run_dir, n = runs_dir / base, 1
-    while run_dir.exists():
-        n += 1
-        run_dir = runs_dir / f"{base}-{n}"
-    return run_dir
+def fresh_directory(parent: Path, suffix: str = "") -> Path:
+    """Create and return ``parent/<UTC now>[-suffix]``, numbered ``-2``, ``-3``, ... while the name is
+    taken. Made with mkdir, so two commands started in the same second never share one."""
+    base = now_utc().strftime("%Y%m%dT%H%M%SZ") + (f"-{suffix}" if suffix else "")
+    n = 1
+    while True:
+        path = parent / (base if n == 1 else f"{base}-{n}")
+        try:
+            path.mkdir(parents=True)
+        except FileExistsError:
+            n += 1
+            continue
+        return path
 
 
 def _new_manifest(request: RunRequest, run_dir: Path, source: SourceState, chash: str) -> RunManifest:

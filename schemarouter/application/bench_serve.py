@@ -240,8 +240,10 @@ def bench_serve(
 ) -> list[ServeRow]:
     """Run every N into a fresh directory under ``out``; print a table as it goes. ``total``: the
     episodes of the whole pilot scope."""
+    from runtime.run.rundir import fresh_directory
+
     bench.check()
-    out = fresh_directory(out)
+    out = fresh_directory(out)  # every invocation keeps its own runs and logs
     rows: list[ServeRow] = []
     console.print(
         f"sr bench serve: latency {bench.latency_s} s (jitter {bench.jitter_s} s, "
@@ -268,21 +270,6 @@ def bench_serve(
     console.print(f"load average after: {load_average()}", markup=False)
     console.print(target_line(rows, bench), markup=False)
     return rows
-
-
-def fresh_directory(out: Path) -> Path:
-    """A new directory ``out/<UTC now>``, numbered ``-2``, ``-3``, ... while the name is taken: every
-    invocation keeps its own runs and logs, and an earlier bench's are never reused or overwritten."""
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    n = 1
-    while True:
-        path = out / (stamp if n == 1 else f"{stamp}-{n}")
-        try:
-            path.mkdir(parents=True)
-        except FileExistsError:
-            n += 1
-            continue
-        return path
 
 
 def _reference_run(
