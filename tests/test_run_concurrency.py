@@ -37,13 +37,20 @@ EPISODES = 144  # 72 tasks of S1 and S2 x 2 conditions x catalog 100
 SCOPE = ("--conditions", "SR-5-STATIC,SR-5-STATE-AWARE", "--catalogs", "100", "--tasks", "S1,S2")
 _JITTER = random.Random(7)  # only the delay is random; answers are a function of the request
 _JITTER_LOCK = threading.Lock()
+_SEEN = {"in_flight": 0, "peak": 0}  # requests being answered at once, as the server saw them
 
 
 def scripted(request: dict[str, Any]) -> dict[str, Any]:
     """First turn: call the first exposed tool without arguments (the gate judges it); then answer."""
     with _JITTER_LOCK:
         delay = _JITTER.uniform(0.0, 0.01)
-    time.sleep(delay)
+        _SEEN["in_flight"] += 1
+        _SEEN["peak"] = max(_SEEN["peak"], _SEEN["in_flight"])
+    try:
+        time.sleep(delay)
+    finally:
+        with _JITTER_LOCK:
+            _SEEN["in_flight"] -= 1
     turn = sum(1 for m in request["messages"] if m["role"] == "assistant")
     tools = request.get("tools") or []
     if turn == 0 and tools:
@@ -119,6 +126,7 @@ def test_n32_is_byte_identical_to_n1(project: ProjectPaths, tmp_path: Path, work
     with loopback(Loopback(answer=scripted)) as server:
         sr_run(project, server.base_url, tmp_path / "n1", "--concurrency", "1", "--no-cache")
         serial_requests = len(server.raw)
+        _SEEN["peak"] = 0
         out = sr_run(
             project,
             server.base_url,
@@ -130,6 +138,10 @@ def test_n32_is_byte_identical_to_n1(project: ProjectPaths, tmp_path: Path, work
             "--no-cache",
         )
     assert f"x {32 // int(workers)} in flight" in out
+    # More episodes run than requests (request_slots.py); the server never saw more than N at once.
+    # (With answers this fast the run is CPU-bound and stays well below N; tests/test_request_slots.py
+    # holds the slots full and shows the limit binding.)
+    assert 0 < _SEEN["peak"] <= 32
     assert len(server.raw) == 2 * serial_requests
     one, many = traces(tmp_path / "n1"), traces(tmp_path / "n32")
     assert len(one) == EPISODES and one == many

@@ -18,7 +18,7 @@ import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from runtime.agents import traffic
+from runtime.agents import request_slots, traffic
 from runtime.core.errors import SchemaRouterError
 from runtime.core.json_value import JSONObject
 
@@ -159,7 +159,7 @@ class ChatClient:
                 self.calls += 1
             wait: float | None = None
             try:
-                with traffic.request_in_flight():
+                with request_slots.slot(), traffic.request_in_flight():
                     status, content, retry_after = self._exchange(body)
             except _ConnectFailed as err:
                 traffic.record_error()

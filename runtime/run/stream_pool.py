@@ -4,8 +4,9 @@ share of the N episodes in flight and gets one more key whenever one of its epis
 Why not the batch pool of ``episode_pool.py``: a ProcessPoolExecutor call returns when its whole batch
 has finished, so a worker's in-flight count drains to zero at the end of every batch before the next
 one starts. At N = 256 over two processes the server then saw 0.72-0.76 of N in flight. Here the
-parent keeps each worker holding ``window(threads)`` keys: ``threads`` running, a few queued inside the
-worker, so a finished episode's thread starts the next one without waiting for the parent.
+parent keeps each worker holding ``window(threads)`` keys: its episode threads running (``threads`` of
+them calling the model at once, the others built up to their call; ``in_flight.py``), a few queued
+inside the worker, so a finished episode's thread starts the next one without waiting for the parent.
 
 The guarantees are the batch pool's:
 - workers only compute; the parent alone commits, one transaction per episode, in completion order
@@ -37,8 +38,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
+from runtime.agents import request_slots
 from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord
-from runtime.run.in_flight import SWITCH_INTERVAL_S, TICK_S
+from runtime.run.in_flight import SWITCH_INTERVAL_S, TICK_S, episode_threads
 from runtime.run.outcomes import ExecutionRequest, ExecutionSummary, Failure, Sink, failure
 from runtime.run.pool_worker import (
     PRELOADED,
@@ -60,9 +62,10 @@ _Outcome = EpisodeRecord | Failure
 
 
 def window(threads: int) -> int:
-    """Keys a worker holds at once: its threads and a quarter more queued, so a freed thread starts the
-    next episode without a round trip to the parent."""
-    return threads + max(1, threads // 4)
+    """Keys a worker holds at once: its episode threads (``in_flight.episode_threads``) and a quarter of
+    its request slots more queued, so a freed thread starts the next episode without a round trip to
+    the parent."""
+    return episode_threads(threads) + max(1, threads // 4)
 
 
 class WorkerLost(RuntimeError):
@@ -235,12 +238,14 @@ def _serve(
     preloaded: bool,
     threads: int,
 ) -> None:
-    """A worker: run each key it is handed on up to ``threads`` threads; send each outcome back."""
+    """A worker: run each key it is handed on ``episode_threads(threads)`` threads, at most ``threads``
+    of them calling the model at once (``in_flight.py``); send each outcome back."""
     for connection in inherited:
         connection.close()
     worker_init(engine, setup, preloaded, threads)
     sys.setswitchinterval(SWITCH_INTERVAL_S)  # see in_flight.py: no GIL convoy behind a computing thread
-    pool = cf.ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="episode")
+    request_slots.limit(max(1, threads))
+    pool = cf.ThreadPoolExecutor(max_workers=episode_threads(threads), thread_name_prefix="episode")
     sending = threading.Lock()  # one writer at a time on the pipe
 
     def send(key: EpisodeKey, future: cf.Future[_Outcome]) -> None:

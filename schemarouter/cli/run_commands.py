@@ -72,8 +72,9 @@ ConcurrencyOpt = Annotated[
     int | None,
     typer.Option(
         min=1,
-        help="Episodes in flight against a model server at once, spread over the --workers processes "
-        "(each runs up to ceil(N/W) on threads over its one engine). --executor ray: N actors.",
+        help="Model requests in flight at once, spread over the --workers processes (each keeps up to "
+        "ceil(N/W) in flight, on threads over its one engine, with half as many episodes again built up "
+        "to their model call). --executor ray: N actors.",
     ),
 ]
 EpochsOpt = Annotated[
