@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from runtime.core.errors import SchemaRouterError
 from runtime.run.rundir import fresh_directory
-from schemarouter.application.bench_serve import ServeBench, Server, shard_for
+from schemarouter.application.bench_serve import ServeBench, Server, occupancy_bound, shard_for
 from schemarouter.cli.app import app
 
 pytestmark = pytest.mark.slow  # starts server processes and two short runs
@@ -67,6 +67,7 @@ def test_sr_bench_serve_prints_a_row_per_n(tmp_path: Path) -> None:
     result = runner.invoke(app, ["--project-dir", str(REPO), "bench", "serve", *args, *out])
     assert result.exit_code == 0, result.output
     assert "N=2    episodes     4" in result.output and "occupancy" in result.output
+    assert "(at most 1.00; peak" in result.output  # 4 episodes at N = 2: two full rounds
     [first] = (tmp_path / "bench").iterdir()
     assert f"runs and logs: {first}" in result.output
     assert (first / "n2" / "episodes.sqlite").is_file()
@@ -153,3 +154,12 @@ def test_the_rss_sampler_walks_the_tree_seldom_and_finds_later_children(
         child.kill()
         child.wait()
     assert tree.sample() >= 0  # a process that exited is skipped, never an error
+
+
+def test_the_occupancy_bound_is_the_tail_of_a_finite_run() -> None:
+    assert occupancy_bound(2700, 256) == pytest.approx(2700 / (11 * 256))  # 0.959
+    assert occupancy_bound(2560, 256) == 1.0  # ten full rounds
+    assert occupancy_bound(20, 1) == 1.0
+    assert occupancy_bound(300, 16) == pytest.approx(300 / (19 * 16))
+    assert occupancy_bound(3, 256) == pytest.approx(3 / 256)  # fewer episodes than slots
+    assert occupancy_bound(0, 4) == 0.0
