@@ -67,7 +67,7 @@ def test_sr_bench_serve_prints_a_row_per_n(tmp_path: Path) -> None:
     result = runner.invoke(app, ["--project-dir", str(REPO), "bench", "serve", *args, *out])
     assert result.exit_code == 0, result.output
     assert "N=2    episodes     4" in result.output and "occupancy" in result.output
-    assert "(at most 1.00; peak" in result.output  # 4 episodes at N = 2: two full rounds
+    assert "(at most 1.000; peak" in result.output  # 4 episodes at N = 2: two full rounds
     [first] = (tmp_path / "bench").iterdir()
     assert f"runs and logs: {first}" in result.output
     assert (first / "n2" / "episodes.sqlite").is_file()

@@ -352,8 +352,8 @@ def row_line(row: ServeRow) -> str:
     text = (
         f"N={row.n:<4} episodes {row.episodes:>5} (shard {row.shard:>6})  wall {ours.wall_s:7.1f} s  "
         f"ideal {row.ideal_s:7.1f} s ({ours.wall_s / row.ideal_s:4.2f}x; reference agent "
-        f"{row.reference.wall_s:.1f} s)  occupancy {row.occupancy:4.2f} "
-        f"(at most {row.occupancy_bound:4.2f}; peak {ours.stats.get('peak_in_flight')})  "
+        f"{row.reference.wall_s:.1f} s)  occupancy {row.occupancy:5.3f} "
+        f"(at most {row.occupancy_bound:5.3f}; peak {ours.stats.get('peak_in_flight')})  "
         f"peak RSS {ours.peak_rss / 1e6:6.0f} MB  "
         f"server errors {ours.stats.get('errors', 0)}"
     )
@@ -362,7 +362,7 @@ def row_line(row: ServeRow) -> str:
         text += (
             f"  | inspect_ai {row.inspect.wall_s:7.1f} s for {row.inspect.stats.get('requests')} requests "
             f"(its generate loop {row.inspect.stats.get('loop_s') or 0:.1f} s, occupancy "
-            f"{inspect_occupancy:4.2f}, peak RSS {row.inspect.peak_rss / 1e6:.0f} MB): "
+            f"{inspect_occupancy:5.3f}, peak RSS {row.inspect.peak_rss / 1e6:.0f} MB): "
             f"{row.inspect_ratio:.2f}x ours"
         )
     return text
@@ -374,7 +374,7 @@ def target_line(rows: Sequence[ServeRow], bench: ServeBench) -> str:
         f"targets (latency 1 s, N=256, 2,700 episodes; this run: latency {bench.latency_s} s, "
         f"N={top.n}, {top.episodes} episodes):",
         f"wall/ideal {top.ours.wall_s / top.ideal_s:.2f} (<= {WALL_TARGET_RATIO})",
-        f"occupancy {top.occupancy:.2f} (>= {OCCUPANCY_TARGET}; at most {top.occupancy_bound:.2f} "
+        f"occupancy {top.occupancy:.3f} (>= {OCCUPANCY_TARGET}; at most {top.occupancy_bound:.3f} "
         "with a fixed latency)",
         f"peak RSS {top.ours.peak_rss / 1e9:.2f} GB (<= {RSS_TARGET_BYTES / 1e9})",
     ]
