@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import TypeVar
 
+from runtime.run import long_lived
 from runtime.run.engine_port import EpisodeRecord
 from runtime.run.in_flight import TICK_S, run_in_flight
 from runtime.run.outcomes import (
@@ -52,11 +53,12 @@ def execute(request: ExecutionRequest) -> ExecutionSummary:
     sink = request.sink()
     if not request.keys:
         return sink.summary(None)
-    if request.workers <= 1:
-        return _execute_inline(request, sink)
-    if request.threads > 1:
-        return execute_streaming(request, sink)
-    return _execute_pool(request, sink)
+    with long_lived.session():
+        if request.workers <= 1:
+            return _execute_inline(request, sink)
+        if request.threads > 1:
+            return execute_streaming(request, sink)
+        return _execute_pool(request, sink)
 
 
 def _execute_inline(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
@@ -66,6 +68,7 @@ def _execute_inline(request: ExecutionRequest, sink: Sink) -> ExecutionSummary:
     except Exception as err:
         sink.fail(None, failure("engine_load", err))
         return sink.summary("the engine failed to load")
+    long_lived.settle()
     if request.threads > 1:
         finished = run_in_flight(
             request.keys,

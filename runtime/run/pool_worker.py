@@ -15,6 +15,7 @@ import signal
 import sys
 from typing import TypedDict
 
+from runtime.run import long_lived
 from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
 from runtime.run.outcomes import Failure, failure, run_one
 from runtime.run.scope import EpisodeKey
@@ -53,6 +54,7 @@ def preload(engine: EpisodeEngine, setup: EngineSetup) -> bool:
         PRELOADED["loaded"] = engine.load(setup)
     except Exception:
         return False
+    long_lived.settle()  # before the fork: the workers inherit it set aside
     return True
 
 
@@ -68,6 +70,8 @@ def worker_init(engine: EpisodeEngine, setup: EngineSetup, preloaded: bool = Fal
         WORKER["loaded"] = engine.load(setup)
     except Exception as err:  # reported per episode, so each gets its infrastructure event
         WORKER["load_failure"] = failure("engine_load", err)
+        return
+    long_lived.settle()  # the worker's process ends with its session
 
 
 def worker_outcome(key: EpisodeKey) -> EpisodeRecord | Failure:
