@@ -42,3 +42,18 @@ def test_episodes_run_with_the_engine_set_aside_and_the_session_gives_it_back(
     assert len(counts) == len(scope.episode_keys())
     assert min(counts) > 0
     assert gc.get_freeze_count() == 0
+
+
+def test_a_host_that_froze_objects_itself_keeps_them_frozen(tmp_path: Path) -> None:
+    gc.unfreeze()
+    gc.freeze()  # the host application's own choice, before the session
+    try:
+        before = gc.get_freeze_count()
+        scope = small_scope()
+        engine = _Counting(tasks=scope.tasks, freeze_log=tmp_path / "freeze.log")
+        execute(tmp_path, request(scope), engine=engine, workers=1)
+        # Neither given back (0) nor added to (the engine's objects); a few frozen objects may be freed
+        # by reference counting meanwhile.
+        assert 0 < gc.get_freeze_count() <= before
+    finally:
+        gc.unfreeze()
