@@ -3,6 +3,7 @@ tiny run of the command itself. Timings are printed, never asserted."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from typer.testing import CliRunner
 
 from runtime.core.errors import SchemaRouterError
 from runtime.run.rundir import fresh_directory
+from schemarouter.application.bench_occupancy import occupancy_parts
 from schemarouter.application.bench_serve import ServeBench, Server, occupancy_bound, shard_for
 from schemarouter.cli.app import app
 
@@ -31,6 +33,13 @@ def test_the_server_answers_after_its_latency_and_counts_requests_in_flight() ->
         stats = server.stats()
         assert stats["requests"] == 2 and stats["peak_in_flight"] == 1
         assert 0.0 < stats["mean_in_flight"] <= 1.0  # one at a time: never more than one in flight
+        timeline = server.timeline()
+        assert [k for _, k in timeline["events"]] == [1, 0, 1, 0] and not timeline["truncated"]
+        assert timeline["events"][0][0] == 0.0 and timeline["events"][-1][0] == pytest.approx(
+            stats["window_s"]
+        )
+        parts = occupancy_parts(timeline["events"], 1)
+        assert parts is not None and parts.occupancy == pytest.approx(stats["mean_in_flight"])
         assert server.stats(reset=True)["requests"] == 0
 
 
@@ -68,8 +77,10 @@ def test_sr_bench_serve_prints_a_row_per_n(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "N=2    episodes     4" in result.output and "occupancy" in result.output
     assert "(at most 1.000; peak" in result.output  # 4 episodes at N = 2: two full rounds
+    assert "lost: start " in result.output and "after the last request" in result.output
     [first] = (tmp_path / "bench").iterdir()
     assert f"runs and logs: {first}" in result.output
+    assert json.loads((first / "n2-occupancy.json").read_text())["events"][0][1] == 1
     assert (first / "n2" / "episodes.sqlite").is_file()
     # A second bench into the same --out runs again in its own directory; the first one's stays.
     before = {p: p.stat().st_mtime_ns for p in first.rglob("*")}
@@ -163,3 +174,25 @@ def test_the_occupancy_bound_is_the_tail_of_a_finite_run() -> None:
     assert occupancy_bound(300, 16) == pytest.approx(300 / (19 * 16))
     assert occupancy_bound(3, 256) == pytest.approx(3 / 256)  # fewer episodes than slots
     assert occupancy_bound(0, 4) == 0.0
+
+
+def test_the_lost_occupancy_splits_into_start_between_and_tail() -> None:
+    # N = 2: arrivals at 0 and 0.5, an answer and the next arrival at 1.0, answers at 1.5 and 2.0.
+    events = [(0.0, 1), (0.5, 2), (1.0, 1), (1.0, 2), (1.5, 1), (2.0, 0)]
+    parts = occupancy_parts(events, 2)
+    assert parts is not None
+    assert parts.occupancy == pytest.approx(0.75)  # (0.5 + 1 + 1 + 0.5) / 2.0 s / N
+    assert (parts.start_loss, parts.start_s) == (pytest.approx(0.125), 0.5)
+    assert (parts.tail_loss, parts.tail_s) == (pytest.approx(0.125), 1.0)
+    assert parts.between_loss == pytest.approx(0.0)
+    # A gap between: one slot idle for 0.25 s before its next request.
+    gap = [(0.0, 1), (0.0, 2), (1.0, 1), (1.25, 2), (2.0, 1), (2.25, 0)]
+    split = occupancy_parts(gap, 2)
+    assert split is not None and split.start_loss == 0.0
+    assert split.between_loss == pytest.approx(0.25 / (2 * 2.25))
+    assert split.tail_loss == pytest.approx(0.25 / (2 * 2.25))  # one answer 0.25 s after the other
+    assert split.occupancy == pytest.approx(1 - 0.5 / 4.5)
+    # N never reached: all of it is the start and the tail.
+    few = occupancy_parts([(0.0, 1), (1.0, 0)], 4)
+    assert few is not None and few.between_loss == 0.0 and few.occupancy == pytest.approx(0.25)
+    assert occupancy_parts([], 2) is None and occupancy_parts([(0.0, 1), (1.0, 0)], 0) is None

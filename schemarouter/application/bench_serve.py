@@ -10,7 +10,9 @@ turn. Per N it prints:
   same episodes on two worker processes (what the run costs without waiting for a model);
 - occupancy: the server's time-weighted mean of requests in flight over its busy window, divided by N,
   beside the most any client could reach (``occupancy_bound``: with a fixed latency some slot serves
-  ``ceil(episodes / N)`` requests in turn, so a finite run's tail caps it below 1);
+  ``ceil(episodes / N)`` requests in turn, so a finite run's tail caps it below 1), and where the rest
+  was lost: at the start, in the tail, or between (``bench_occupancy.py``; the server's timeline is
+  kept as ``n<N>-occupancy.json``);
 - peak RSS: the largest sum of resident memory over the run's process tree (psutil: each process sampled
   at 20 Hz, the tree walked again every 0.5 s);
 - inspect_ai: the wall of a fresh process that sends the same number of requests to the same server
@@ -38,6 +40,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from runtime.core.errors import SchemaRouterError
+from schemarouter.application.bench_occupancy import OccupancyParts, occupancy_parts
+from schemarouter.application.bench_server import Timeline
 from schemarouter.project import ProjectPaths
 
 if TYPE_CHECKING:
@@ -107,6 +111,7 @@ class ServeRow:
     reference: Measured
     ideal_s: float
     inspect: Measured | None
+    parts: OccupancyParts | None = None  # where ours lost occupancy (bench_occupancy.py)
 
     @property
     def occupancy(self) -> float:
@@ -244,6 +249,13 @@ class Server:
         assert isinstance(data, dict)
         return cast(MeasuredStats, data)  # the server's own ServerStats, as JSON
 
+    def timeline(self) -> Timeline:
+        import httpx
+
+        data = httpx.get(self.base_url + "/stats/timeline", timeout=30).json()
+        assert isinstance(data, dict)
+        return cast(Timeline, data)
+
 
 def shard_for(total: int, budget: int) -> tuple[str, int]:
     """The shard ``1/k`` with the fewest ``k`` whose share fits ``budget`` episodes, and its size."""
@@ -278,9 +290,10 @@ def bench_serve(
             reference = references[shard]
             server.stats(reset=True)
             ours = _model_run(project, bench, server, out, n, common)
+            parts = _occupancy_parts(server, n, out)
             inspect = _inspect(server, n, int(ours.stats["requests"]), out) if bench.inspect else None
             ideal = episodes / n * bench.latency_s + reference.wall_s
-            row = ServeRow(n, episodes, shard, ours, reference, ideal, inspect)
+            row = ServeRow(n, episodes, shard, ours, reference, ideal, inspect, parts)
             rows.append(row)
             console.print(row_line(row), markup=False)
     console.print(f"load average after: {load_average()}", markup=False)
@@ -326,6 +339,13 @@ def _model_run(
     return Measured(wall, rss, server.stats())
 
 
+def _occupancy_parts(server: Server, n: int, out: Path) -> OccupancyParts | None:
+    """Split the model run's lost occupancy; its timeline is kept beside its log for plotting."""
+    timeline = server.timeline()
+    (out / f"n{n}-occupancy.json").write_text(json.dumps(timeline), encoding="utf-8")
+    return occupancy_parts(timeline["events"], n)
+
+
 def _inspect(server: Server, n: int, requests: int, out: Path) -> Measured:
     server.stats(reset=True)
     command = [
@@ -353,7 +373,8 @@ def row_line(row: ServeRow) -> str:
         f"N={row.n:<4} episodes {row.episodes:>5} (shard {row.shard:>6})  wall {ours.wall_s:7.1f} s  "
         f"ideal {row.ideal_s:7.1f} s ({ours.wall_s / row.ideal_s:4.2f}x; reference agent "
         f"{row.reference.wall_s:.1f} s)  occupancy {row.occupancy:5.3f} "
-        f"(at most {row.occupancy_bound:5.3f}; peak {ours.stats.get('peak_in_flight')})  "
+        f"(at most {row.occupancy_bound:5.3f}; peak {ours.stats.get('peak_in_flight')}"
+        f"{'; ' + row.parts.text() if row.parts is not None else ''})  "
         f"peak RSS {ours.peak_rss / 1e6:6.0f} MB  "
         f"server errors {ours.stats.get('errors', 0)}"
     )

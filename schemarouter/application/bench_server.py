@@ -8,8 +8,11 @@ HTTP 503 and ``Retry-After: 0`` (the client retries); both draw from one RNG see
 
 It measures what the bench reports as occupancy: the time-weighted mean of requests in flight over the
 window from the first request's arrival to the last answer (``GET /stats``; ``POST /stats/reset``
-starts a new window). Run it as ``python -m schemarouter.application.bench_server --port 0``: it
-prints ``port N`` on stdout once it listens.
+starts a new window). ``GET /stats/timeline`` gives every change of the count in that window (seconds
+since the first arrival, requests in flight after it; at most ``MAX_TIMELINE`` changes), from which the
+bench tells where occupancy was lost (``bench_occupancy.py``). Run it as
+``python -m schemarouter.application.bench_server --port 0``: it prints ``port N`` on stdout once it
+listens.
 """
 
 from __future__ import annotations
@@ -31,6 +34,16 @@ from runtime.core.json_value import JSONObject, JSONValue
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+MAX_TIMELINE = 1_000_000  # changes kept for /stats/timeline (two per request); later ones are dropped
+
+
+class Timeline(TypedDict):
+    """``GET /stats/timeline``: (seconds since the first arrival, requests in flight after the change)."""
+
+    events: list[tuple[float, int]]
+    truncated: bool
 
 
 class ServerStats(TypedDict):
@@ -55,6 +68,8 @@ class Occupancy:
     _since: float = 0.0
     _first: float | None = None
     _last: float | None = None
+    _events: list[tuple[float, int]] = field(default_factory=list)
+    _truncated: bool = False
 
     def change(self, delta: int) -> None:
         now = time.perf_counter()
@@ -66,6 +81,13 @@ class Occupancy:
         self.peak = max(self.peak, self.in_flight)
         if delta < 0:
             self._last = now
+        if len(self._events) < MAX_TIMELINE:
+            self._events.append((now - self._first, self.in_flight))
+        else:
+            self._truncated = True
+
+    def timeline(self) -> Timeline:
+        return {"events": list(self._events), "truncated": self._truncated}
 
     def stats(self) -> ServerStats:
         window = (self._last - self._first) if self._first is not None and self._last is not None else 0.0
@@ -95,6 +117,9 @@ class ScriptedServer:
             return
         body = await _body(receive)
         path = scope["path"]
+        if path.endswith("/stats/timeline"):
+            await _json(send, 200, self.occupancy.timeline())
+            return
         if path.endswith("/stats"):
             if scope["method"] == "POST":
                 self.occupancy = Occupancy()
@@ -144,7 +169,7 @@ async def _body(receive: Receive) -> bytes:
 
 
 async def _json(
-    send: Send, status: int, payload: JSONValue | ServerStats, retry_after: str | None = None
+    send: Send, status: int, payload: JSONValue | ServerStats | Timeline, retry_after: str | None = None
 ) -> None:
     body = json.dumps(payload).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
