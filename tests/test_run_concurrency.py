@@ -230,6 +230,34 @@ def test_sigkill_at_n32_then_resume_commits_every_episode_once(project: ProjectP
     assert (run_dir / "per_task.jsonl").is_file()
 
 
+def test_an_uneven_n_over_two_processes_never_exceeds_n(project: ProjectPaths, tmp_path: Path) -> None:
+    """N = 5 on two processes: 3 + 2 request slots, not 3 + 3. Answers are slow, so the slots fill."""
+
+    def slow(request: dict[str, Any]) -> dict[str, Any]:
+        with _JITTER_LOCK:
+            _SEEN["in_flight"] += 1
+            _SEEN["peak"] = max(_SEEN["peak"], _SEEN["in_flight"])
+        try:
+            time.sleep(0.1)
+        finally:
+            with _JITTER_LOCK:
+                _SEEN["in_flight"] -= 1
+        return scripted(request)
+
+    _SEEN["peak"] = 0
+    with loopback(Loopback(answer=slow)) as server:
+        args = [
+            *("--project-dir", str(project.root), "run", "--agent", "openai", "--no-plots", "--no-cache"),
+            *("--conditions", "SR-5-STATIC", "--catalogs", "100", "--tasks", "S1"),
+            *("--base-url", server.base_url, "--model", "scripted", "--retries", "0"),
+            *("--concurrency", "5", "--workers", "2", "--run-dir", str(tmp_path / "n5")),
+        ]
+        result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "2 workers x 3 in flight at most (5 in all)" in result.output
+    assert _SEEN["peak"] == 5  # the slots were all used, and never one more
+
+
 def _write_entries(path: str, worker: int) -> None:
     from concurrent.futures import ThreadPoolExecutor
 

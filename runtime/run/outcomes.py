@@ -35,7 +35,9 @@ class ExecutionRequest:
     """What a session asks an executor to run: ``keys`` (already minus the committed ones), committed to
     ``store`` under ``session`` by the caller's process alone, on ``workers`` workers that each load
     ``engine`` with ``setup``. Scheduling stops after ``max_events`` infrastructure events.
-    ``threads``: episodes each worker keeps in flight at once (``runtime/run/in_flight.py``)."""
+    ``threads``: model requests each worker keeps in flight at once (``runtime/run/in_flight.py``);
+    ``requests``: the run's total (``--concurrency N``), shared out so that the workers together never
+    exceed it (None: ``workers x threads``)."""
 
     keys: Sequence[EpisodeKey]
     store: EpisodeStore
@@ -46,6 +48,15 @@ class ExecutionRequest:
     max_events: int = 20
     on_progress: ProgressCallback | None = None
     threads: int = 1
+    requests: int | None = None
+
+    def slots(self, worker: int) -> int:
+        """Request slots of worker ``worker`` (0-based): ``requests`` shared out as evenly as it goes,
+        the first workers taking one more each; without ``requests``, ``threads`` each."""
+        if self.requests is None:
+            return self.threads
+        base, extra = divmod(self.requests, self.workers)
+        return max(1, base + (1 if worker < extra else 0))
 
     def sink(self) -> Sink:
         """The parent's writer for this request's episodes."""

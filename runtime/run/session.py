@@ -39,12 +39,14 @@ def run_session(
     executor: str = DEFAULT_EXECUTOR,
     executor_options: ExecutorOptions | None = None,
     threads: int = 1,
+    requests: int | None = None,
 ) -> SessionResult:
     """Execute every episode of the directory's shard that is not committed yet.
 
     ``on_start(already_committed, to_run)`` is called once before any episode runs. ``executor`` is a
     code of ``executors/registry.py`` (``local``, ``ray``); any executor can resume any other's run.
-    ``threads``: episodes each worker keeps in flight (``in_flight.py``; the local executor's).
+    ``threads``: model requests each worker keeps in flight (``in_flight.py``; the local executor's);
+    ``requests``: the run's total of them (``--concurrency N``), which the workers share out exactly.
     """
     runner = make_executor(executor, executor_options)  # an unknown code or a missing extra: before the lock
     with SessionLock(run_dir):
@@ -65,6 +67,7 @@ def run_session(
                     max_events=max_events,
                     on_progress=on_progress,
                     threads=threads,
+                    requests=requests,
                 )
                 summary = runner.execute(request)
         finally:

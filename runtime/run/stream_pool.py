@@ -78,6 +78,7 @@ class _Worker:
     process: multiprocessing.process.BaseProcess
     keys: Connection  # the parent's sending end
     results: Connection  # the parent's receiving end
+    window: int  # keys it holds at once (``window`` of its request slots)
     held: set[EpisodeKey] = field(default_factory=set)
     told: str | None = None  # _FINISH or _HALT once sent
     gone: bool = False  # exited and accounted for
@@ -112,12 +113,13 @@ def _start(
     results_in, results_out = context.Pipe(duplex=False)
     # A forked child inherits the parent's ends of the earlier workers' pipes; it closes them.
     inherited = [keys_out, results_in, *(c for w in earlier for c in (w.keys, w.results))]
-    args = (keys_in, results_out, inherited, request.engine, request.setup, preloaded, request.threads)
+    slots = request.slots(number)
+    args = (keys_in, results_out, inherited, request.engine, request.setup, preloaded, slots)
     process = context.Process(target=_serve, args=args, name=f"episodes-{number}", daemon=True)
     process.start()
     keys_in.close()  # the worker's ends: the parent keeps only its own
     results_out.close()
-    return _Worker(number, process, keys_out, results_in)
+    return _Worker(number, process, keys_out, results_in, window(slots))
 
 
 class _Stream:
@@ -126,7 +128,6 @@ class _Stream:
     def __init__(self, request: ExecutionRequest, sink: Sink, workers: list[_Worker]) -> None:
         self.request, self.sink, self.workers = request, sink, workers
         self.pending: Iterator[EpisodeKey] = iter(request.keys)
-        self.window = window(request.threads)
         self.exhausted = False
         self.stopped: str | None = None
 
@@ -173,7 +174,7 @@ class _Stream:
             self._refill(worker)
 
     def _refill(self, worker: _Worker) -> None:
-        while not self.exhausted and worker.told is None and len(worker.held) < self.window:
+        while not self.exhausted and worker.told is None and len(worker.held) < worker.window:
             key = next(self.pending, None)
             if key is None:
                 self.exhausted = True

@@ -78,8 +78,8 @@ class RunRequest:
     run_dir: Path | None = None
     resume: bool = False
     workers: int = 2
-    # Episodes in flight (`--concurrency N`): min(workers, N) processes with ceil(N / processes) threads
-    # each; None: one episode per worker process, as before.
+    # Model requests in flight (`--concurrency N`): min(workers, N) processes sharing N request slots
+    # (ceil(N / processes) at most each, N in all); None: one episode per worker process, as before.
     concurrency: int | None = None
     allow_draft: bool = False
     max_events: int = 20
@@ -293,6 +293,11 @@ def _announce(console: Console, run_dir: Path, manifest: RunManifest, request: R
         + f", shard {manifest.shard.label()}: {manifest.episodes} episodes, agent {manifest.agent.name}, "
         f"{workers} worker{'s' if workers > 1 else ''}"
         + (f" x {threads} in flight" if threads > 1 else "")
+        + (
+            f" at most ({request.concurrency} in all)"
+            if threads > 1 and request.concurrency != workers * threads
+            else ""
+        )
         + (f", executor {executor}" if executor != DEFAULT_EXECUTOR else "")
     )
 
@@ -345,6 +350,7 @@ def _execute(
                 project_root=setup.project_root,
                 workers=workers,
                 threads=threads,
+                requests=request.concurrency if threads > 1 else None,
                 max_events=request.max_events,
                 on_start=progress.start,
                 on_progress=advance,
