@@ -127,6 +127,21 @@ def test_the_servers_connections_send_without_nagle() -> None:
     assert asyncio.run(accepted_nodelay()) != 0
 
 
+def test_a_client_that_connects_before_uvicorn_starts_waits_in_the_backlog() -> None:
+    """The port is announced before uvicorn runs; a bound socket that did not listen yet refused such a
+    client (test_an_error_rate_answers_503_with_retry_after failed so once under load)."""
+    import socket
+
+    from schemarouter.application.bench_server import listening_socket
+
+    sock = listening_socket(0)
+    try:
+        with socket.create_connection(sock.getsockname(), timeout=5):
+            pass  # accepted into the backlog: no server has run yet
+    finally:
+        sock.close()
+
+
 def test_the_rss_sampler_walks_the_tree_seldom_and_finds_later_children(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
