@@ -72,9 +72,9 @@ ConcurrencyOpt = Annotated[
     int | None,
     typer.Option(
         min=1,
-        help="Model requests in flight at once, spread over the --workers processes (each keeps up to "
-        "ceil(N/W) in flight, on threads over its one engine, with half as many episodes again built up "
-        "to their model call). --executor ray: N actors.",
+        help="Model requests in flight at once, N in all, shared out over the --workers processes (each "
+        "on threads over its one engine, with half as many episodes again built up to their model "
+        "call). --executor ray: N actors.",
     ),
 ]
 EpochsOpt = Annotated[
