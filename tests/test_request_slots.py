@@ -44,14 +44,14 @@ def test_episodes_run_ahead_of_their_requests_and_requests_never_exceed_the_slot
         peaks.change(episodes=1)
         with request_slots.slot():  # what http_client does around each exchange
             peaks.change(requests=1)
-            time.sleep(0.05)  # the server's latency
+            time.sleep(0.2)  # the server's latency: long enough for every thread to have started
             peaks.change(requests=-1)
         peaks.change(episodes=-1)
         return Failure("test", "none", "", "", None)
 
     done: list[EpisodeKey] = []
-    finished = run_in_flight(_keys(24), outcome_of, threads=4, on_outcome=lambda k, _o: done.append(k))
-    assert finished and sorted(done) == _keys(24)
+    finished = run_in_flight(_keys(12), outcome_of, threads=4, on_outcome=lambda k, _o: done.append(k))
+    assert finished and sorted(done) == _keys(12)
     assert peaks.peak_requests == 4  # the slots were all used, and never more
     assert peaks.peak_episodes == episode_threads(4) == 6  # two episodes waited, built, for a slot
 
