@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 
 from runtime.core.errors import SchemaRouterError
 from runtime.run.rundir import fresh_directory
-from schemarouter.application.bench_occupancy import occupancy_parts
-from schemarouter.application.bench_serve import ServeBench, Server, occupancy_bound, shard_for
+from schemarouter.application.bench_occupancy import occupancy_bound, occupancy_parts
+from schemarouter.application.bench_serve import ServeBench, Server, shard_for
 from schemarouter.cli.app import app
 
 pytestmark = pytest.mark.slow  # starts server processes and two short runs

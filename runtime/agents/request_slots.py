@@ -22,19 +22,6 @@ from contextlib import contextmanager
 _SLOTS: list[threading.BoundedSemaphore] = []  # empty: no limit
 
 
-@contextmanager
-def limited_to(requests: int) -> Iterator[None]:
-    """Within the block, at most ``requests`` model requests of this process are in flight at once."""
-    if requests < 1:
-        raise ValueError(f"request slots: {requests}; at least 1")
-    previous = list(_SLOTS)
-    _SLOTS[:] = [threading.BoundedSemaphore(requests)]
-    try:
-        yield
-    finally:
-        _SLOTS[:] = previous
-
-
 def limit(requests: int) -> None:
     """Limit this process for the rest of its life (a worker process that serves one run)."""
     if requests < 1:
@@ -43,11 +30,21 @@ def limit(requests: int) -> None:
 
 
 @contextmanager
+def limited_to(requests: int) -> Iterator[None]:
+    """Within the block, at most ``requests`` model requests of this process are in flight at once."""
+    previous = list(_SLOTS)
+    limit(requests)
+    try:
+        yield
+    finally:
+        _SLOTS[:] = previous
+
+
+@contextmanager
 def slot() -> Iterator[None]:
     """Hold one request slot for the block (waiting for one when all are taken)."""
     if not _SLOTS:
         yield
         return
-    semaphore = _SLOTS[0]
-    with semaphore:
+    with _SLOTS[0]:
         yield

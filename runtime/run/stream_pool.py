@@ -245,7 +245,7 @@ def _serve(
         connection.close()
     worker_init(engine, setup, preloaded, threads)
     sys.setswitchinterval(SWITCH_INTERVAL_S)  # see in_flight.py: no GIL convoy behind a computing thread
-    request_slots.limit(max(1, threads))
+    request_slots.limit(threads)  # ExecutionRequest.slots: at least 1
     pool = cf.ThreadPoolExecutor(max_workers=episode_threads(threads), thread_name_prefix="episode")
     sending = threading.Lock()  # one writer at a time on the pipe
 

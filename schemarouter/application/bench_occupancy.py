@@ -1,4 +1,5 @@
-"""Where a run's occupancy went: its start, its tail, and the time between (`sr bench serve`).
+"""Where a run's occupancy went: the most it could be (``occupancy_bound``), and what its start, its
+tail and the time between lost of it (``occupancy_parts``; `sr bench serve`).
 
 Occupancy is the mean of requests in flight over the server's busy window divided by N, so what it
 lacks of 1 is the window's shortfall, the integral of ``N - in flight``, over ``N x window``. The
@@ -17,9 +18,19 @@ until its last arrival.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+
+
+def occupancy_bound(episodes: int, n: int) -> float:
+    """The highest occupancy a client can reach with ``episodes`` requests of one fixed latency and at
+    most ``n`` in flight: some slot serves ``ceil(episodes / n)`` requests one after another, so the
+    server's busy window lasts at least that many latencies (2,700 at N = 256: 11, so 0.959)."""
+    if episodes <= 0 or n <= 0:
+        return 0.0
+    return episodes / (math.ceil(episodes / n) * n)
 
 
 @dataclass(frozen=True)

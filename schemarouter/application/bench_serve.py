@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict, cast
 
 from runtime.core.errors import SchemaRouterError
-from schemarouter.application.bench_occupancy import OccupancyParts, occupancy_parts
+from schemarouter.application.bench_occupancy import OccupancyParts, occupancy_bound, occupancy_parts
 from schemarouter.application.bench_server import Timeline
 from schemarouter.project import ProjectPaths
 
@@ -125,15 +125,6 @@ class ServeRow:
     @property
     def inspect_ratio(self) -> float | None:
         return None if self.inspect is None else self.inspect.wall_s / self.ours.wall_s
-
-
-def occupancy_bound(episodes: int, n: int) -> float:
-    """The highest occupancy a client can reach with ``episodes`` requests of one fixed latency and at
-    most ``n`` in flight: some slot serves ``ceil(episodes / n)`` requests one after another, so the
-    server's busy window lasts at least that many latencies (2,700 at N = 256: 11, so 0.959)."""
-    if episodes <= 0 or n <= 0:
-        return 0.0
-    return episodes / (math.ceil(episodes / n) * n)
 
 
 def load_average() -> str:
