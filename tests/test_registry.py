@@ -126,3 +126,29 @@ def test_the_kinds_share_one_scan_of_the_installed_entry_points(
     assert registry_module._entry_points("test_late") == []
     _fake_distribution(tmp_path, "test_late", "late", "sr_widgets_late_mod", "x = 1\n")
     assert [p.name for p in registry_module._entry_points("test_late")] == ["late"]
+
+
+def test_a_lookup_from_another_thread_waits_for_the_whole_discovery(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Episodes in flight on threads may make a kind's first lookup at once: the second thread must see
+    every built-in part, not the ones imported so far (it did on a threaded Ray actor)."""
+    import threading
+    import time
+
+    registry: Registry[int] = Registry("widget", group=None, package="sr_widgets_race_pkg")
+    monkeypatch.setattr(sys.modules[__name__], "RACE", registry, raising=False)
+    package = tmp_path / "sr_widgets_race_pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    register = f"import sys\nsys.modules[{__name__!r}].RACE.add({{name!r}}, 1, module=__name__)\n"
+    (package / "a_slow.py").write_text("import time\ntime.sleep(0.5)\n" + register.format(name="a"))
+    (package / "b_late.py").write_text(register.format(name="b"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    first = threading.Thread(target=registry.load)
+    first.start()
+    time.sleep(0.1)  # the first thread is inside a_slow's import
+    assert registry.get("b") == 1  # waited for b_late, imported after a_slow
+    first.join()
+    assert registry.names() == ["a", "b"]

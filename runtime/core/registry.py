@@ -18,6 +18,11 @@ exporters, report sections, ...) owns one :class:`Registry` and a thin decorator
   a directory added since).
 * **lookup**: an unknown name is one line naming the kind and every known name.
 
+Threads: the first lookup may come from several threads at once (episodes in flight on a threaded Ray
+actor). Discovery runs under the kind's lock, so another thread waits for the whole registry rather
+than reading it half filled; a lookup made by the discovering thread itself (a module that looks up
+its own kind while it is imported) sees what is registered so far, as it always did.
+
 Order is part of determinism: :meth:`Registry.entries` keeps registration order (built-ins first),
 :meth:`Registry.names` is sorted.
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 import contextvars
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -101,7 +107,9 @@ class Registry(Generic[T]):
         self._first = tuple(first)
         self._skip = tuple(skip)
         self._entries: dict[str, Entry[T]] = {}
-        self._loaded = False
+        self._loaded = False  # True once discovery has run to its end (or failed)
+        self._discovering: int | None = None  # the thread running discovery now
+        self._lock = threading.Lock()
         _ALL.append(self)  # type: ignore[arg-type]
 
     def add(self, name: str, value: T, *, module: str) -> T:
@@ -134,10 +142,21 @@ class Registry(Generic[T]):
         self._entries = dict(entries)
 
     def load(self) -> None:
-        """Discover the built-in parts, then the installed packages' entry points (once per process)."""
-        if self._loaded:
+        """Discover the built-in parts, then the installed packages' entry points (once per process;
+        other threads wait for it, see the module docs)."""
+        if self._loaded or self._discovering == threading.get_ident():
             return
-        self._loaded = True
+        with self._lock:
+            if self._loaded:
+                return
+            self._discovering = threading.get_ident()
+            try:
+                self._discover()
+            finally:
+                self._discovering = None
+                self._loaded = True
+
+    def _discover(self) -> None:
         if self._package is not None:
             import_modules(self._package, first=self._first, skip=self._skip)
         if self.group is not None:
