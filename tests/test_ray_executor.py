@@ -300,3 +300,59 @@ def test_a_model_server_that_cannot_be_reached_stops_the_ray_session(
     assert 1 <= len(recorded) <= 4 and {e["kind"] for e in recorded} == {"episode_exception"}, recorded
     session = read_manifest(outcome.run_dir).sessions[-1]
     assert session.committed == 0 and session.infrastructure_events == len(recorded)
+
+
+class _Gathering(BaseHTTPRequestHandler):
+    """The deterministic model, holding its first answers until ``want`` requests are in flight at once
+    (so a run that can reach ``want`` does, whichever actor loads first), counting the peak."""
+
+    want = 5
+    state: ClassVar[dict[str, int]] = {}
+    cond = threading.Condition()
+    disable_nagle_algorithm = True
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        state, cond = type(self).state, type(self).cond
+        with cond:
+            state["in_flight"] += 1
+            state["peak"] = max(state["peak"], state["in_flight"])
+            if state["in_flight"] >= self.want:
+                state["gathered"] = 1
+            cond.notify_all()
+            cond.wait_for(lambda: state["gathered"] == 1, timeout=20)
+        time.sleep(0.05)
+        with cond:
+            state["in_flight"] -= 1
+        send_json(self, 200, model_reply(json.loads(body)))
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_concurrency_n_on_ray_is_n_requests_on_threaded_actors_not_n_actors(
+    cluster: str, project: dict[str, Any], tmp_path: Path
+) -> None:
+    """--concurrency 5 --workers 2: two actors with 3 + 2 request slots, never a sixth request, and the
+    scored outputs of one request at a time on the local executor."""
+    _Gathering.state = {"in_flight": 0, "peak": 0, "gathered": 0}
+    scope = {"tasks": "S1,S3,en", "conditions": "C3,C5", "catalogs": "100"}  # 24 episodes
+    with serving(_Gathering) as base_url:
+        options = {"base_url": base_url, "model": "loopback", "no_cache": True, "retries": 0}
+
+        def model_run(name: str, **how: Any) -> Path:
+            outcome = run(
+                project["paths"], compiled=project["compiled"], agent="openai", agent_options=options,
+                plots=False, run_dir=tmp_path / name, **how, **scope,
+            )  # fmt: skip
+            assert outcome.exit_code == 0
+            return outcome.run_dir
+
+        on_ray = model_run("ray-n5", executor="ray", workers=2, concurrency=5)
+        peak = _Gathering.state["peak"]
+        one_at_a_time = model_run("local-n1", executor="local", workers=1)
+    assert peak == 5  # every slot used, and never one more
+    session = read_manifest(on_ray).sessions[-1]
+    assert (session.executor, session.workers, session.committed) == ("ray", 2, 24)
+    assert scored_bytes(on_ray) == scored_bytes(one_at_a_time)
+    assert _wait_no_workers() == []

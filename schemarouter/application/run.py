@@ -95,13 +95,11 @@ class RunRequest:
     ray_address: str | None = None
 
     def processes_and_threads(self) -> tuple[int, int]:
-        """Worker processes and the episodes each keeps in flight. Ray runs ``--concurrency`` actors of
-        one episode each (its own executor's meaning)."""
+        """Worker processes (Ray: actors) and the model requests each keeps in flight at most; the same
+        on every executor."""
         n = self.concurrency
         if n is None:
             return self.workers, 1
-        if self.executor != DEFAULT_EXECUTOR:
-            return n, 1
         processes = min(self.workers, n)
         return processes, -(-n // processes)
 
@@ -239,10 +237,6 @@ def _check(request: RunRequest) -> None:
         raise SchemaRouterError(f"--workers {request.workers}: between 1 and {MAX_WORKERS}")
     if request.concurrency is not None and not 1 <= request.concurrency <= MAX_CONCURRENCY:
         raise SchemaRouterError(f"--concurrency {request.concurrency}: between 1 and {MAX_CONCURRENCY}")
-    if request.processes_and_threads()[0] > MAX_WORKERS:
-        raise SchemaRouterError(
-            f"--concurrency {request.concurrency} with --executor ray: at most {MAX_WORKERS}"
-        )
     executor_choice(request.executor, request.ray_address)
     if _resuming_dir(request) and any(option is not None for option in request.scope_options()):
         raise SchemaRouterError(

@@ -74,7 +74,7 @@ ConcurrencyOpt = Annotated[
         min=1,
         help="Model requests in flight at once, N in all, shared out over the --workers processes (each "
         "on threads over its one engine, with half as many episodes again built up to their model "
-        "call). --executor ray: N actors.",
+        "call); on --executor ray the processes are its actors.",
     ),
 ]
 EpochsOpt = Annotated[

@@ -6,11 +6,15 @@ joins that cluster (``auto``: the one ``ray start`` runs on this machine). A pro
 called ``ray.init`` (a notebook, a test) is used as it is.
 
 * ``workers`` actors (:class:`ray_worker.EpisodeWorker`), each loading the engine once per catalog.
-  Each asks for one CPU, or an equal share of the cluster's CPUs when there are more workers than CPUs
-  (``--concurrency N`` against a model server: N episodes in flight on a small cluster).
-* Batches of episodes in canonical order, at most two per actor in flight; the driver takes results as
-  they complete (``ray.wait``) and commits each episode in its own transaction. Completion order never
-  matters: outputs are read back in canonical order, so scored outputs equal the local executor's.
+  Each asks for one CPU, or an equal share of the cluster's CPUs when there are more workers than CPUs.
+* ``--concurrency N`` means what it means locally: N model requests in flight in all, shared out over
+  the actors exactly (``ExecutionRequest.slots``). An actor with ``s`` slots is a threaded actor running
+  ``in_flight.episode_threads(s)`` batches at once over its one engine, so N = 256 against a model
+  server is a few actors with many threads, not 256 copies of the engine.
+* Batches of episodes in canonical order; per actor, as many in flight as it runs at once and one more
+  queued; the driver takes results as they complete (``ray.wait``) and commits each episode in its own
+  transaction. Completion order never matters: outputs are read back in canonical order, so scored
+  outputs equal the local executor's.
 * A worker that dies (SIGKILL, a lost node) fails its in-flight batches with ``RayActorError``: each of
   those episodes gets a ``worker_lost`` infrastructure event and is queued again on a fresh actor; its
   later commit resolves the event. An episode lost ``MAX_ATTEMPTS`` times is left to ``--resume``. The
@@ -38,13 +42,14 @@ from runtime.run.engine_port import EngineSetup, EpisodeEngine
 from runtime.run.executors.ray_cache import CacheOwner
 from runtime.run.executors.ray_worker import EpisodeWorker, WorkerResult
 from runtime.run.executors.registry import ExecutorOptions, register_executor
+from runtime.run.in_flight import episode_threads
 from runtime.run.outcomes import ExecutionRequest, ExecutionSummary, Sink, failure
 from runtime.run.scope import EpisodeKey
 
 RAY_MISSING = "--executor ray needs Ray, which is not installed: pip install -e '.[ray]'"
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024 * 1024  # results are small; Ray's default is 30% of the RAM
 MAX_ATTEMPTS = 3  # an episode whose worker died this often is left to --resume
-BATCHES_PER_ACTOR = 2
+QUEUED_PER_ACTOR = 1  # batches waiting at an actor beyond those it runs, so it never waits for the driver
 
 
 def import_ray() -> ModuleType:
@@ -66,9 +71,9 @@ class RayExecutor:
         if not request.keys:
             return sink.summary(None)
         with connected(self.ray, self.address):
-            driver = _Driver(
-                self.ray, sink, request.engine, portable(request.setup), request.workers, request.max_events
-            )
+            slots = [request.slots(i) for i in range(request.workers)]
+            setup = portable(request.setup)
+            driver = _Driver(self.ray, sink, request.engine, setup, slots, request.max_events)
             return driver.run(request.keys)
 
 
@@ -134,24 +139,29 @@ class _Driver:
         sink: Sink,
         engine: EpisodeEngine,
         setup: EngineSetup,
-        workers: int,
+        slots: Sequence[int],
         max_events: int,
     ) -> None:
+        """``slots``: per actor, the model requests it keeps in flight at most (one: one at a time)."""
+        workers = len(slots)
         self.ray, self.sink, self.workers, self.max_events = ray, sink, workers, max_events
+        self.slots = list(slots)
         self.owners = self._cache_owners(setup)
         self.payload = ray.put((engine, setup, self.owners))
-        cpus = actor_cpus(float(ray.cluster_resources().get("CPU", 0.0)), workers)
-        # No restarts by Ray: the driver replaces a dead actor itself and records what it lost.
-        self.worker_class = ray.remote(EpisodeWorker).options(
-            num_cpus=cpus, max_restarts=0, max_task_retries=0
-        )
-        self.actors = [self._start() for _ in range(workers)]
+        self.cpus = actor_cpus(float(ray.cluster_resources().get("CPU", 0.0)), workers)
+        self.worker_class = ray.remote(EpisodeWorker)
+        self.capacity = [episode_threads(n) + QUEUED_PER_ACTOR for n in self.slots]  # batches in flight
+        self.actors = [self._start(slot) for slot in range(workers)]
         self.generation = [0] * workers  # bumped when a slot's actor is replaced
         self.load = [0] * workers  # batches in flight on the slot's current actor
         self.attempts: dict[EpisodeKey, int] = {}
 
-    def _start(self) -> Any:
-        return self.worker_class.remote(self.payload)
+    def _start(self, slot: int) -> Any:
+        slots = self.slots[slot]
+        # No restarts by Ray: the driver replaces a dead actor itself and records what it lost.
+        options = {"num_cpus": self.cpus, "max_restarts": 0, "max_task_retries": 0}
+        actor = self.worker_class.options(max_concurrency=episode_threads(slots), **options)
+        return actor.remote(self.payload, slots)
 
     def _cache_owners(self, setup: EngineSetup) -> dict[str, Any]:
         options = dict(setup.agent_options)
@@ -166,7 +176,9 @@ class _Driver:
         return {str(path): owner_class.remote(str(path))}
 
     def run(self, keys: Sequence[EpisodeKey]) -> ExecutionSummary:
-        size = max(1, min(8, len(keys) // (self.workers * 8)))
+        # Batches of up to 8 episodes, smaller when the actors run many at once: every thread gets work.
+        running = sum(episode_threads(n) for n in self.slots)  # one per actor without --concurrency
+        size = max(1, min(8, len(keys) // (running * 8)))
         queue = deque(list(keys[i : i + size]) for i in range(0, len(keys), size))
         in_flight: dict[Any, tuple[int, int, list[EpisodeKey]]] = {}
         stopped: str | None = None
@@ -174,7 +186,7 @@ class _Driver:
             while True:
                 if stopped is None:
                     for slot in range(self.workers):
-                        while queue and self.load[slot] < BATCHES_PER_ACTOR:
+                        while queue and self.load[slot] < self.capacity[slot]:
                             batch = queue.popleft()
                             ref = self.actors[slot].run.remote(batch)
                             in_flight[ref] = (slot, self.generation[slot], batch)
@@ -223,7 +235,7 @@ class _Driver:
         if generation != self.generation[slot]:
             return
         self.ray.kill(self.actors[slot], no_restart=True)
-        self.actors[slot] = self._start()
+        self.actors[slot] = self._start(slot)
         self.generation[slot] += 1
         self.load[slot] = 0
 

@@ -5,6 +5,11 @@ A worker only computes: it returns each episode's record or failure and never to
 It loads a catalog's engine resources the first time it is handed an episode of that catalog and keeps
 them for the rest of the run, so a worker serving one catalog never builds the others' indices. A load
 failure is remembered and returned for each episode of that catalog, as the local workers do.
+
+With ``slots`` model requests to keep in flight (its share of ``--concurrency N``), the actor is a
+threaded one (``max_concurrency``: ``in_flight.episode_threads(slots)`` batches at once, each on its own
+thread over the one loaded engine) and holds at most ``slots`` requests in flight
+(``runtime/agents/request_slots.py``), exactly as a local worker process does.
 """
 
 from __future__ import annotations
@@ -12,11 +17,15 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import os
+import sys
+import threading
 from typing import Any
 
+from runtime.agents import request_slots
 from runtime.agents.call_cache import install_cache_opener
 from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
 from runtime.run.executors.ray_cache import remote_opener
+from runtime.run.in_flight import SWITCH_INTERVAL_S
 from runtime.run.outcomes import Failure, failure, run_batch, run_one
 from runtime.run.scope import EpisodeKey
 
@@ -26,9 +35,13 @@ WorkerResult = list[tuple[EpisodeKey, EpisodeRecord | Failure]]
 class EpisodeWorker:
     """One Ray actor: ``(engine, setup, cache owners by path)`` in, batches of episodes through."""
 
-    def __init__(self, payload: tuple[EpisodeEngine, EngineSetup, dict[str, Any]]) -> None:
+    def __init__(self, payload: tuple[EpisodeEngine, EngineSetup, dict[str, Any]], slots: int = 1) -> None:
         self._engine, self._setup, owners = payload
         self._loaded: dict[int, LoadedEngine | Failure] = {}
+        self._loading = threading.Lock()  # batches on several threads: each catalog is loaded once
+        if slots > 1:  # this actor process serves one run: its share of the run's requests in flight
+            request_slots.limit(slots)
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
         if owners:  # the run's model-call cache lives with its owner actor, not in a file of this host
             install_cache_opener(remote_opener(importlib.import_module("ray"), owners))
 
@@ -43,10 +56,11 @@ class EpisodeWorker:
         return os.getpid()
 
     def _load(self, catalog: int) -> LoadedEngine | Failure:
-        if catalog not in self._loaded:
-            setup = dataclasses.replace(self._setup, catalog_sizes=(catalog,))
-            try:
-                self._loaded[catalog] = self._engine.load(setup)
-            except Exception as err:  # reported per episode, so each gets its infrastructure event
-                self._loaded[catalog] = failure("engine_load", err)
-        return self._loaded[catalog]
+        with self._loading:
+            if catalog not in self._loaded:
+                setup = dataclasses.replace(self._setup, catalog_sizes=(catalog,))
+                try:
+                    self._loaded[catalog] = self._engine.load(setup)
+                except Exception as err:  # reported per episode, so each gets its infrastructure event
+                    self._loaded[catalog] = failure("engine_load", err)
+            return self._loaded[catalog]
