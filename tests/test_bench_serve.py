@@ -64,6 +64,38 @@ def test_bad_options_are_one_line() -> None:
         ServeBench(error_rate=1.0).check()
     with pytest.raises(SchemaRouterError, match="--concurrency"):
         ServeBench(concurrencies=(0,)).check()
+    with pytest.raises(SchemaRouterError, match=r"^--executor slurm: local or ray$"):
+        ServeBench(executor="slurm").check()
+
+
+@pytest.mark.parametrize("executor", ["local", "ray"])
+def test_the_model_runs_go_to_the_chosen_executor_and_the_reference_run_stays_local(
+    executor: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from schemarouter.application import bench_serve
+    from schemarouter.project import ProjectPaths
+
+    commands: list[list[str]] = []
+
+    def timed(command: list[str], log: Path) -> tuple[float, int]:
+        commands.append(list(command))
+        return 1.0, 1
+
+    class _Server:
+        base_url = "http://127.0.0.1:9/v1"
+
+        def stats(self, reset: bool = False) -> dict[str, float]:
+            return {}
+
+    monkeypatch.setattr(bench_serve, "timed", timed)
+    bench = ServeBench(executor=executor)
+    project = ProjectPaths.at(REPO)
+    common = ("--surface", "dev", "--no-plots")
+    bench_serve._model_run(project, bench, _Server(), tmp_path, 4, common)  # type: ignore[arg-type]
+    bench_serve._reference_run(project, bench, tmp_path, 4, common)
+    model, reference = commands
+    assert model[model.index("--executor") + 1] == executor
+    assert "--executor" not in reference
 
 
 def test_sr_bench_serve_prints_a_row_per_n(tmp_path: Path) -> None:

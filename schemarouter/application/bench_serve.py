@@ -73,6 +73,8 @@ class ServeBench:
     workers: int = 2  # as sr run: two streaming processes kept more in flight at N = 256 than one
     inspect: bool = True
     constrained: bool = False
+    # Where the model runs' episodes run (sr run --executor); the ideal's reference run is local.
+    executor: str = "local"
 
     def check(self) -> None:
         if not self.concurrencies or min(self.concurrencies) < 1 or max(self.concurrencies) > MAX_CONCURRENCY:
@@ -81,6 +83,8 @@ class ServeBench:
             raise SchemaRouterError("--latency and --jitter: seconds between 0 and 60")
         if not 0 <= self.error_rate < 1:
             raise SchemaRouterError("--error-rate: a share in [0, 1)")
+        if self.executor not in ("local", "ray"):
+            raise SchemaRouterError(f"--executor {self.executor}: local or ray")
 
 
 class MeasuredStats(TypedDict, total=False):
@@ -267,7 +271,8 @@ def bench_serve(
     console.print(
         f"sr bench serve: latency {bench.latency_s} s (jitter {bench.jitter_s} s, "
         f"errors {bench.error_rate}), "
-        f"{total} one-turn episodes at most, {bench.per_slot} per slot; load average {load_average()}",
+        f"{total} one-turn episodes at most, {bench.per_slot} per slot, executor {bench.executor}; "
+        f"load average {load_average()}",
         markup=False,
     )
     console.print(f"runs and logs: {out}", markup=False)
@@ -322,6 +327,8 @@ def _model_run(
             str(n),
             "--workers",
             str(min(bench.workers, n)),
+            "--executor",
+            bench.executor,
             "--run-dir",
             str(out / f"n{n}"),
         ),

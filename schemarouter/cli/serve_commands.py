@@ -32,6 +32,13 @@ def bench_serve_command(
     inspect: Annotated[
         bool, typer.Option(help="Drive inspect_ai's async client against the same server (bench extra).")
     ] = True,
+    executor: Annotated[
+        str,
+        typer.Option(
+            help="Where the model runs' episodes run (sr run --executor: local, or ray with the ray "
+            "extra, a local Ray per run); the ideal's reference run stays local."
+        ),
+    ] = "local",
     constrained_decoding: Annotated[
         bool, typer.Option("--constrained-decoding", help="Send the constrained-decoding request form.")
     ] = False,
@@ -61,6 +68,7 @@ def bench_serve_command(
         workers=workers,
         inspect=inspect,
         constrained=constrained_decoding,
+        executor=executor,
     )
     target = out if out is not None else project.build_dir / "bench-serve"
     run_serve_bench(project, bench, target, make_console(log_width=220))
