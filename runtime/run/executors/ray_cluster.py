@@ -8,13 +8,15 @@ called ``ray.init`` (a notebook, a test) is used as it is.
 * ``workers`` actors (:class:`ray_worker.EpisodeWorker`), each loading the engine once per catalog.
   Each asks for one CPU, or an equal share of the cluster's CPUs when there are more workers than CPUs.
 * ``--concurrency N`` means what it means locally: N model requests in flight in all, shared out over
-  the actors exactly (``ExecutionRequest.slots``). An actor with ``s`` slots is a threaded actor running
-  ``in_flight.episode_threads(s)`` batches at once over its one engine, so N = 256 against a model
-  server is a few actors with many threads, not 256 copies of the engine.
-* Batches of episodes in canonical order; per actor, as many in flight as it runs at once and one more
-  queued; the driver takes results as they complete (``ray.wait``) and commits each episode in its own
-  transaction. Completion order never matters: outputs are read back in canonical order, so scored
-  outputs equal the local executor's.
+  the actors exactly (``ExecutionRequest.slots``). An actor with ``s`` slots runs the episodes of its
+  batches at once on ``in_flight.episode_threads(s)`` threads over its one engine, so N = 256 against a
+  model server is a few actors with many threads, not 256 copies of the engine.
+* Batches of episodes in canonical order, at most ``BATCH`` each; the driver takes results as they
+  complete (``ray.wait``) and commits each episode in its own transaction. Without ``--concurrency``
+  an actor runs one batch at a time with one more queued; with it, as many batches as fill its episode
+  threads and one more (one remote call per batch: at N = 256 one call per episode cost the driver more
+  CPU than the episodes' commits). Completion order never matters: outputs are read back in canonical
+  order, so scored outputs equal the local executor's.
 * A worker that dies (SIGKILL, a lost node) fails its in-flight batches with ``RayActorError``: each of
   those episodes gets a ``worker_lost`` infrastructure event and is queued again on a fresh actor; its
   later commit resolves the event. An episode lost ``MAX_ATTEMPTS`` times is left to ``--resume``. The
@@ -50,6 +52,7 @@ RAY_MISSING = "--executor ray needs Ray, which is not installed: pip install -e 
 LOCAL_OBJECT_STORE_BYTES = 200 * 1024 * 1024  # results are small; Ray's default is 30% of the RAM
 MAX_ATTEMPTS = 3  # an episode whose worker died this often is left to --resume
 QUEUED_PER_ACTOR = 1  # batches waiting at an actor beyond those it runs, so it never waits for the driver
+BATCH = 8  # episodes per batch at most
 
 
 def import_ray() -> ModuleType:
@@ -73,7 +76,8 @@ class RayExecutor:
         with connected(self.ray, self.address):
             slots = [request.slots(i) for i in range(request.workers)]
             setup = portable(request.setup)
-            driver = _Driver(self.ray, sink, request.engine, setup, slots, request.max_events)
+            episodes, events = len(request.keys), request.max_events
+            driver = _Driver(self.ray, sink, request.engine, setup, slots, episodes, events)
             return driver.run(request.keys)
 
 
@@ -123,6 +127,15 @@ def portable(setup: EngineSetup) -> EngineSetup:
     )
 
 
+def batch_size(keys: int, slots: Sequence[int]) -> int:
+    """Episodes per batch: up to ``BATCH``; without --concurrency (one slot each) small enough that each
+    actor gets about eight, as it always did; with it, a batch's episodes run at once, so ``BATCH``
+    unless there are too few keys to give every episode thread one."""
+    if max(slots) <= 1:
+        return max(1, min(BATCH, keys // (len(slots) * 8)))
+    return max(1, min(BATCH, keys // sum(episode_threads(n) for n in slots)))
+
+
 def actor_cpus(cluster_cpus: float, workers: int) -> float:
     """One CPU per actor, or an equal share when there are more actors than CPUs (Ray's 1e-4 grid)."""
     if workers <= cluster_cpus:
@@ -140,9 +153,11 @@ class _Driver:
         engine: EpisodeEngine,
         setup: EngineSetup,
         slots: Sequence[int],
+        episodes: int,
         max_events: int,
     ) -> None:
-        """``slots``: per actor, the model requests it keeps in flight at most (one: one at a time)."""
+        """``slots``: per actor, the model requests it keeps in flight at most (one: one at a time);
+        ``episodes``: how many the run has (the batch size depends on it)."""
         workers = len(slots)
         self.ray, self.sink, self.workers, self.max_events = ray, sink, workers, max_events
         self.slots = list(slots)
@@ -150,7 +165,9 @@ class _Driver:
         self.payload = ray.put((engine, setup, self.owners))
         self.cpus = actor_cpus(float(ray.cluster_resources().get("CPU", 0.0)), workers)
         self.worker_class = ray.remote(EpisodeWorker)
-        self.capacity = [episode_threads(n) + QUEUED_PER_ACTOR for n in self.slots]  # batches in flight
+        self.size = batch_size(episodes, self.slots)
+        # Per actor: batches in flight, enough to fill its episode threads, and one more queued.
+        self.capacity = [-(-episode_threads(n) // self.size) + QUEUED_PER_ACTOR for n in self.slots]
         self.actors = [self._start(slot) for slot in range(workers)]
         self.generation = [0] * workers  # bumped when a slot's actor is replaced
         self.load = [0] * workers  # batches in flight on the slot's current actor
@@ -160,7 +177,9 @@ class _Driver:
         slots = self.slots[slot]
         # No restarts by Ray: the driver replaces a dead actor itself and records what it lost.
         options = {"num_cpus": self.cpus, "max_restarts": 0, "max_task_retries": 0}
-        actor = self.worker_class.options(max_concurrency=episode_threads(slots), **options)
+        # With slots, a threaded actor: its batches wait on its episode pool together.
+        batches = self.capacity[slot] if slots > 1 else 1
+        actor = self.worker_class.options(max_concurrency=batches, **options)
         return actor.remote(self.payload, slots)
 
     def _cache_owners(self, setup: EngineSetup) -> dict[str, Any]:
@@ -176,9 +195,7 @@ class _Driver:
         return {str(path): owner_class.remote(str(path))}
 
     def run(self, keys: Sequence[EpisodeKey]) -> ExecutionSummary:
-        # Batches of up to 8 episodes, smaller when the actors run many at once: every thread gets work.
-        running = sum(episode_threads(n) for n in self.slots)  # one per actor without --concurrency
-        size = max(1, min(8, len(keys) // (running * 8)))
+        size = self.size
         queue = deque(list(keys[i : i + size]) for i in range(0, len(keys), size))
         in_flight: dict[Any, tuple[int, int, list[EpisodeKey]]] = {}
         stopped: str | None = None

@@ -6,30 +6,34 @@ It loads a catalog's engine resources the first time it is handed an episode of 
 them for the rest of the run, so a worker serving one catalog never builds the others' indices. A load
 failure is remembered and returned for each episode of that catalog, as the local workers do.
 
-With ``slots`` model requests to keep in flight (its share of ``--concurrency N``), the actor is a
-threaded one (``max_concurrency``: ``in_flight.episode_threads(slots)`` batches at once, each on its own
-thread over the one loaded engine) and holds at most ``slots`` requests in flight
-(``runtime/agents/request_slots.py``), exactly as a local worker process does.
+With ``slots`` model requests to keep in flight (its share of ``--concurrency N``), the actor runs
+the episodes of every batch it holds at once on its own pool of ``in_flight.episode_threads(slots)``
+episode threads over the one loaded engine, and holds at most ``slots`` requests in flight
+(``runtime/agents/request_slots.py``), exactly as a local worker process does. It is a threaded Ray
+actor so that several batches wait on the pool together; a batch returns when its last episode does.
 """
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import dataclasses
 import importlib
 import os
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from runtime.agents import request_slots
 from runtime.agents.call_cache import install_cache_opener
 from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
 from runtime.run.executors.ray_cache import remote_opener
-from runtime.run.in_flight import SWITCH_INTERVAL_S
+from runtime.run.in_flight import SWITCH_INTERVAL_S, episode_threads
 from runtime.run.outcomes import Failure, failure, run_batch, run_one
 from runtime.run.scope import EpisodeKey
 
-WorkerResult = list[tuple[EpisodeKey, EpisodeRecord | Failure]]
+Outcome = EpisodeRecord | Failure
+WorkerResult = list[tuple[EpisodeKey, Outcome]]
 
 
 class EpisodeWorker:
@@ -39,14 +43,18 @@ class EpisodeWorker:
         self._engine, self._setup, owners = payload
         self._loaded: dict[int, LoadedEngine | Failure] = {}
         self._loading = threading.Lock()  # batches on several threads: each catalog is loaded once
+        self._pool: cf.ThreadPoolExecutor | None = None
         if slots > 1:  # this actor process serves one run: its share of the run's requests in flight
             request_slots.limit(slots)
             sys.setswitchinterval(SWITCH_INTERVAL_S)
+            self._pool = cf.ThreadPoolExecutor(episode_threads(slots), thread_name_prefix="episode")
         if owners:  # the run's model-call cache lives with its owner actor, not in a file of this host
             install_cache_opener(remote_opener(importlib.import_module("ray"), owners))
 
     def run(self, keys: list[EpisodeKey]) -> WorkerResult:
-        return run_batch(keys, self._outcome)
+        if self._pool is None:
+            return run_batch(keys, self._outcome)
+        return _run_on(self._pool, keys, self._outcome)
 
     def _outcome(self, key: EpisodeKey) -> EpisodeRecord | Failure:
         loaded = self._load(key.catalog)
@@ -64,3 +72,23 @@ class EpisodeWorker:
                 except Exception as err:  # reported per episode, so each gets its infrastructure event
                     self._loaded[catalog] = failure("engine_load", err)
             return self._loaded[catalog]
+
+
+def _run_on(
+    pool: cf.ThreadPoolExecutor, keys: list[EpisodeKey], outcome_of: Callable[[EpisodeKey], Outcome]
+) -> WorkerResult:
+    """A batch's episodes at once on the actor's pool, returned in the batch's order. After a failure
+    that stops the session, the episodes not started yet are not run (as in ``run_batch``: no record and
+    no event for those, so the next ``--resume`` runs them)."""
+    futures = [pool.submit(outcome_of, key) for key in keys]
+    out: WorkerResult = []
+    for key, future in zip(keys, futures, strict=True):
+        try:
+            outcome = future.result()
+        except cf.CancelledError:
+            continue
+        out.append((key, outcome))
+        if isinstance(outcome, Failure) and outcome.stops_session:
+            for later in futures:
+                later.cancel()
+    return out
