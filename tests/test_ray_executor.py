@@ -40,6 +40,7 @@ from run_support import recorded_project
 from typer.testing import CliRunner
 
 from compiler import compile_project
+from runtime.agents import traffic
 from runtime.run import read_manifest
 from schemarouter.cli.app import app
 from schemarouter.project import ProjectPaths
@@ -350,8 +351,10 @@ def test_concurrency_n_on_ray_is_n_requests_on_threaded_actors_not_n_actors(
 
         on_ray = model_run("ray-n5", executor="ray", workers=2, concurrency=5)
         peak = _Gathering.state["peak"]
+        counted = traffic.snapshot()  # what the progress display read: the actors' counters too
         one_at_a_time = model_run("local-n1", executor="local", workers=1)
     assert peak == 5  # every slot used, and never one more
+    assert (counted.answered, counted.in_flight, counted.errors) == (48, 0, 0)  # two turns an episode
     session = read_manifest(on_ray).sessions[-1]
     assert (session.executor, session.workers, session.committed) == ("ray", 2, 24)
     assert scored_bytes(on_ray) == scored_bytes(one_at_a_time)

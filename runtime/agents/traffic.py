@@ -3,15 +3,19 @@
 What `sr run`'s progress display shows beside the episode count. The counters live in one small block
 of shared memory made when this module is first imported; the parent imports it (through the progress
 display) before it forks its worker processes, so every forked worker adds to the same block and the
-parent reads the sum. A worker started another way (spawn, a Ray actor) counts for itself only, and
-the display then shows the parent's share. Counters are transport facts: they never reach an output.
+parent reads the sum. A Ray actor counts for itself and returns its counters with each batch's
+results; the driver adds the newest of each actor as a share (``add_share``), so the display sums them
+too (an actor's requests in flight as of its last returned batch). Counters are transport facts: they
+never reach an output.
 """
 
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import multiprocessing
 import multiprocessing.sharedctypes
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -71,16 +75,44 @@ def record_error() -> None:
 
 
 def snapshot() -> TrafficSnapshot:
+    """This process's counters (with its forked workers') and every share."""
     with _LOCK:
         values = [int(v) for v in _BLOCK]
+    with _SHARES_LOCK:
+        for _, share in _SHARES.values():
+            values = [a + b for a, b in zip(values, dataclasses.astuple(share), strict=True)]
     return TrafficSnapshot(*values)
 
 
 def reset() -> None:
-    """Zero the counters (a new run in the same process)."""
+    """Zero the counters and forget the shares (a new run in the same process)."""
     with _LOCK:
         for i in range(len(_BLOCK)):
             _BLOCK[i] = 0.0
+    with _SHARES_LOCK:
+        _SHARES.clear()
+
+
+_SHARES: dict[str, tuple[int, TrafficSnapshot]] = {}
+_SHARES_LOCK = threading.Lock()
+
+
+def add_share(source: str, seq: int, counted: TrafficSnapshot) -> None:
+    """Another process's counters (a Ray actor's ``snapshot()``, taken as its ``seq``-th): kept when
+    newer than the share held for ``source`` (results can arrive out of the order they were taken)."""
+    with _SHARES_LOCK:
+        held = _SHARES.get(source)
+        if held is None or seq > held[0]:
+            _SHARES[source] = (seq, counted)
+
+
+def settle_shares(source: str | None = None) -> None:
+    """A share's process has nothing in flight any more (its actor died; None: every share, the run
+    ended)."""
+    with _SHARES_LOCK:
+        for name, (seq, share) in list(_SHARES.items()):
+            if source is None or name == source:
+                _SHARES[name] = (seq, dataclasses.replace(share, in_flight=0))
 
 
 def _count(value: JSONValue) -> int:

@@ -37,12 +37,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, cast
 
+from runtime.agents import traffic
 from runtime.core.errors import SchemaRouterError
 from runtime.run.engine_port import EngineSetup, EpisodeEngine
 from runtime.run.executors.ray_cache import CacheOwner
-from runtime.run.executors.ray_worker import EpisodeWorker, WorkerResult
+from runtime.run.executors.ray_worker import BatchResult, EpisodeWorker
 from runtime.run.executors.registry import ExecutorOptions, register_executor
 from runtime.run.in_flight import episode_threads
 from runtime.run.outcomes import ExecutionRequest, ExecutionSummary, Sink, failure
@@ -227,7 +228,7 @@ class _Driver:
     ) -> None:
         exceptions = self.ray.exceptions
         try:
-            results: WorkerResult = self.ray.get(ref)
+            results, seq, counted = cast(BatchResult, self.ray.get(ref))
         except exceptions.RayActorError as err:  # the worker died with this batch in flight
             self._replace(slot, generation)
             retry = []
@@ -244,6 +245,7 @@ class _Driver:
             for key in batch:
                 self.sink.fail(key, failure("worker_error", err))
             return
+        traffic.add_share(_source(slot, generation), seq, counted)  # for the progress display
         for key, outcome in results:
             self.sink.accept(key, outcome)
 
@@ -252,11 +254,13 @@ class _Driver:
         if generation != self.generation[slot]:
             return
         self.ray.kill(self.actors[slot], no_restart=True)
+        traffic.settle_shares(_source(slot, generation))  # nothing of the dead actor is in flight
         self.actors[slot] = self._start(slot)
         self.generation[slot] += 1
         self.load[slot] = 0
 
     def _stop(self) -> None:
+        traffic.settle_shares()
         for actor in self.actors:
             self.ray.kill(actor, no_restart=True)
         for owner in self.owners.values():
@@ -266,3 +270,8 @@ class _Driver:
                 pass  # the owner died: SQLite kept every committed write, and the run's outcome stands
             finally:
                 self.ray.kill(owner, no_restart=True)
+
+
+def _source(slot: int, generation: int) -> str:
+    """An actor's name among the traffic shares: its slot and which actor of the slot it is."""
+    return f"actor {slot}.{generation}"

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from runtime.agents import request_slots
+from runtime.agents import request_slots, traffic
 from runtime.agents.call_cache import install_cache_opener
 from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
 from runtime.run.executors.ray_cache import remote_opener
@@ -34,6 +34,9 @@ from runtime.run.scope import EpisodeKey
 
 Outcome = EpisodeRecord | Failure
 WorkerResult = list[tuple[EpisodeKey, Outcome]]
+# A batch's results, and this actor's model-server traffic counters when it returned (numbered, so
+# the driver keeps the newest: ``traffic.add_share``).
+BatchResult = tuple[WorkerResult, int, traffic.TrafficSnapshot]
 
 
 class EpisodeWorker:
@@ -44,6 +47,8 @@ class EpisodeWorker:
         self._loaded: dict[int, LoadedEngine | Failure] = {}
         self._loading = threading.Lock()  # batches on several threads: each catalog is loaded once
         self._pool: cf.ThreadPoolExecutor | None = None
+        self._counted = 0  # traffic snapshots returned so far
+        self._counting = threading.Lock()
         if slots > 1:  # this actor process serves one run: its share of the run's requests in flight
             request_slots.limit(slots)
             sys.setswitchinterval(SWITCH_INTERVAL_S)
@@ -51,10 +56,14 @@ class EpisodeWorker:
         if owners:  # the run's model-call cache lives with its owner actor, not in a file of this host
             install_cache_opener(remote_opener(importlib.import_module("ray"), owners))
 
-    def run(self, keys: list[EpisodeKey]) -> WorkerResult:
+    def run(self, keys: list[EpisodeKey]) -> BatchResult:
         if self._pool is None:
-            return run_batch(keys, self._outcome)
-        return _run_on(self._pool, keys, self._outcome)
+            results = run_batch(keys, self._outcome)
+        else:
+            results = _run_on(self._pool, keys, self._outcome)
+        with self._counting:
+            self._counted += 1
+            return results, self._counted, traffic.snapshot()
 
     def _outcome(self, key: EpisodeKey) -> EpisodeRecord | Failure:
         loaded = self._load(key.catalog)
