@@ -240,8 +240,13 @@ def model_server() -> Iterator[str]:
 
 
 def test_the_model_call_cache_is_shared_by_every_worker(
-    cluster: str, project: dict[str, Any], model_server: str, tmp_path: Path
+    cluster: str, project: dict[str, Any], model_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Workers on the driver's node open the cache file themselves; workers elsewhere go through the
+    owner actor. The first run takes the owner's path (its node named as another), the replay the
+    file's: what one wrote, the other reads."""
+    from runtime.run.executors import ray_cluster
+
     cache = tmp_path / "model-calls.sqlite"
     scope = {"tasks": "S1,S3,en", "conditions": "C5", "catalogs": "100"}  # 12 episodes
 
@@ -261,8 +266,12 @@ def test_the_model_call_cache_is_shared_by_every_worker(
         assert outcome.exit_code == 0
         return outcome.run_dir
 
-    # --concurrency 4 on 2 CPUs: four actors with half a CPU each, all writing through the one owner.
-    first = model_run("first", "ray", 4)
+    # Four actors with half a CPU each, all writing through the one owner (as if on other nodes).
+    asked: list[str] = []
+    with monkeypatch.context() as elsewhere:
+        elsewhere.setattr(ray_cluster, "owners_node", lambda ray: asked.append("node") or "another node")
+        first = model_run("first", "ray", 4)
+    assert asked == ["node"]  # the driver named the owners' node once (tests/test_ray_cache_opener.py)
     server_calls = len(_Model.calls)
     assert server_calls >= 12
     with sqlite3.connect(cache) as connection:
@@ -272,7 +281,7 @@ def test_the_model_call_cache_is_shared_by_every_worker(
     assert (session.executor, session.workers) == ("ray", 4)
     assert session.model_calls is not None and session.model_calls["server_calls"] == server_calls
 
-    replay = model_run("replay", "ray", 2)  # other workers read what the first four wrote: no server call
+    replay = model_run("replay", "ray", 2)  # on the owner's node: the file itself, all hits
     assert len(_Model.calls) == server_calls
     replayed = read_manifest(replay).sessions[-1].model_calls
     assert (

@@ -6,6 +6,11 @@ agent makes no model call creates none) and serves ``get``/``put`` one at a time
 :func:`remote_opener` as its process's cache opener (``runtime/agents/call_cache.py``), so a model agent
 in a worker reads and writes the run's one cache, as local workers do through SQLite's own locking: a
 call one worker made is a hit for every other, and the file is the same whichever executor ran.
+
+A worker on the owner's own node opens the file itself, as local worker processes do: the file is on
+that host's disk, and SQLite's locking is safe between processes of one host. Only workers on other
+nodes pay a round trip to the owner per call (at N = 256 on one machine, every call through the owner
+made a cached run about 10 s slower than an uncached one).
 """
 
 from __future__ import annotations
@@ -72,12 +77,15 @@ class RemoteCallCache:
         """The owner closes the file when the run ends."""
 
 
-def remote_opener(ray: ModuleType, owners: dict[str, ActorHandle[CacheOwner]]) -> CacheOpener:
-    """Open the run's cache (by resolved path) through its owner; any other path as a local file."""
+def remote_opener(
+    ray: ModuleType, owners: dict[str, ActorHandle[CacheOwner]], *, owners_node: bool
+) -> CacheOpener:
+    """Open the run's cache (by resolved path) through its owner; any other path, or any path when this
+    worker runs on the owners' node (``owners_node``), as a local file."""
 
     def opener(path: Path) -> CallCache:
         owner = owners.get(str(Path(path).resolve()))
-        if owner is None:
+        if owner is None or owners_node:
             return ModelCallCache(path)
         return RemoteCallCache(ray, owner)
 

@@ -137,6 +137,11 @@ def batch_size(keys: int, slots: Sequence[int]) -> int:
     return max(1, min(BATCH, keys // sum(episode_threads(n) for n in slots)))
 
 
+def owners_node(ray: ModuleType) -> str:
+    """The node the cache owners run on (the driver's): workers there open the cache file themselves."""
+    return str(ray.get_runtime_context().get_node_id())
+
+
 def actor_cpus(cluster_cpus: float, workers: int) -> float:
     """One CPU per actor, or an equal share when there are more actors than CPUs (Ray's 1e-4 grid)."""
     if workers <= cluster_cpus:
@@ -163,7 +168,7 @@ class _Driver:
         self.ray, self.sink, self.workers, self.max_events = ray, sink, workers, max_events
         self.slots = list(slots)
         self.owners = self._cache_owners(setup)
-        self.payload = ray.put((engine, setup, self.owners))
+        self.payload = ray.put((engine, setup, self.owners, owners_node(ray) if self.owners else None))
         self.cpus = actor_cpus(float(ray.cluster_resources().get("CPU", 0.0)), workers)
         self.worker_class = ray.remote(EpisodeWorker)
         self.size = batch_size(episodes, self.slots)

@@ -40,10 +40,13 @@ BatchResult = tuple[WorkerResult, int, traffic.TrafficSnapshot]
 
 
 class EpisodeWorker:
-    """One Ray actor: ``(engine, setup, cache owners by path)`` in, batches of episodes through."""
+    """One Ray actor: ``(engine, setup, cache owners by path, their node)`` in, batches of episodes
+    through."""
 
-    def __init__(self, payload: tuple[EpisodeEngine, EngineSetup, dict[str, Any]], slots: int = 1) -> None:
-        self._engine, self._setup, owners = payload
+    def __init__(
+        self, payload: tuple[EpisodeEngine, EngineSetup, dict[str, Any], str | None], slots: int = 1
+    ) -> None:
+        self._engine, self._setup, owners, owners_node = payload
         self._loaded: dict[int, LoadedEngine | Failure] = {}
         self._loading = threading.Lock()  # batches on several threads: each catalog is loaded once
         self._pool: cf.ThreadPoolExecutor | None = None
@@ -54,7 +57,9 @@ class EpisodeWorker:
             sys.setswitchinterval(SWITCH_INTERVAL_S)
             self._pool = cf.ThreadPoolExecutor(episode_threads(slots), thread_name_prefix="episode")
         if owners:  # the run's model-call cache lives with its owner actor, not in a file of this host
-            install_cache_opener(remote_opener(importlib.import_module("ray"), owners))
+            ray = importlib.import_module("ray")
+            here = ray.get_runtime_context().get_node_id() == owners_node
+            install_cache_opener(remote_opener(ray, owners, owners_node=here))
 
     def run(self, keys: list[EpisodeKey]) -> BatchResult:
         if self._pool is None:
