@@ -13,6 +13,17 @@ import typer
 from schemarouter.cli.app import ExperimentOpt, paths
 from schemarouter.cli.bench_group import bench_app
 
+ServeExecutorOpt = Annotated[
+    str,
+    typer.Option(
+        help="Where the model runs' episodes run (sr run --executor: local, or ray with the ray "
+        "extra, a local Ray per run); the ideal's reference run stays local."
+    ),
+]
+ConstrainedOpt = Annotated[
+    bool, typer.Option("--constrained-decoding", help="Send the constrained-decoding request form.")
+]
+
 
 @bench_app.command("serve")
 def bench_serve_command(
@@ -32,16 +43,8 @@ def bench_serve_command(
     inspect: Annotated[
         bool, typer.Option(help="Drive inspect_ai's async client against the same server (bench extra).")
     ] = True,
-    executor: Annotated[
-        str,
-        typer.Option(
-            help="Where the model runs' episodes run (sr run --executor: local, or ray with the ray "
-            "extra, a local Ray per run); the ideal's reference run stays local."
-        ),
-    ] = "local",
-    constrained_decoding: Annotated[
-        bool, typer.Option("--constrained-decoding", help="Send the constrained-decoding request form.")
-    ] = False,
+    executor: ServeExecutorOpt = "local",
+    constrained_decoding: ConstrainedOpt = False,
     out: Annotated[
         Path | None,
         typer.Option(
