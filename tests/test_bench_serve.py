@@ -64,7 +64,7 @@ def test_bad_options_are_one_line() -> None:
         ServeBench(error_rate=1.0).check()
     with pytest.raises(SchemaRouterError, match="--concurrency"):
         ServeBench(concurrencies=(0,)).check()
-    with pytest.raises(SchemaRouterError, match=r"^--executor slurm: local or ray$"):
+    with pytest.raises(SchemaRouterError, match=r"^--executor 'slurm': unknown executor; known: local, ray$"):
         ServeBench(executor="slurm").check()
 
 

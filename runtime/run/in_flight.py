@@ -49,6 +49,15 @@ def episode_threads(requests: int) -> int:
     return requests if requests <= 1 else requests + max(1, int(requests * AHEAD))
 
 
+def serving_pool(requests: int) -> cf.ThreadPoolExecutor:
+    """For a worker process that serves one run (a local stream worker, a Ray actor): at most
+    ``requests`` model requests in flight for the rest of its life, the short switch interval, and the
+    pool of ``episode_threads(requests)`` threads its episodes run on."""
+    request_slots.limit(requests)
+    sys.setswitchinterval(SWITCH_INTERVAL_S)  # no GIL convoy behind a computing thread (above)
+    return cf.ThreadPoolExecutor(max_workers=episode_threads(requests), thread_name_prefix="episode")
+
+
 def run_in_flight(
     keys: Sequence[EpisodeKey],
     outcome_of: Callable[[EpisodeKey], Outcome],

@@ -31,16 +31,14 @@ import functools
 import multiprocessing.connection
 import multiprocessing.context
 import multiprocessing.process
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 
-from runtime.agents import request_slots
 from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord
-from runtime.run.in_flight import SWITCH_INTERVAL_S, TICK_S, episode_threads
+from runtime.run.in_flight import TICK_S, episode_threads, serving_pool
 from runtime.run.outcomes import ExecutionRequest, ExecutionSummary, Failure, Sink, failure
 from runtime.run.pool_worker import (
     PRELOADED,
@@ -244,9 +242,7 @@ def _serve(
     for connection in inherited:
         connection.close()
     worker_init(engine, setup, preloaded, threads)
-    sys.setswitchinterval(SWITCH_INTERVAL_S)  # see in_flight.py: no GIL convoy behind a computing thread
-    request_slots.limit(threads)  # ExecutionRequest.slots: at least 1
-    pool = cf.ThreadPoolExecutor(max_workers=episode_threads(threads), thread_name_prefix="episode")
+    pool = serving_pool(threads)  # ExecutionRequest.slots: at least 1
     sending = threading.Lock()  # one writer at a time on the pipe
 
     def send(key: EpisodeKey, future: cf.Future[_Outcome]) -> None:

@@ -19,16 +19,15 @@ import concurrent.futures as cf
 import dataclasses
 import importlib
 import os
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
-from runtime.agents import request_slots, traffic
+from runtime.agents import traffic
 from runtime.agents.call_cache import install_cache_opener
 from runtime.run.engine_port import EngineSetup, EpisodeEngine, EpisodeRecord, LoadedEngine
 from runtime.run.executors.ray_cache import remote_opener
-from runtime.run.in_flight import SWITCH_INTERVAL_S, episode_threads
+from runtime.run.in_flight import serving_pool
 from runtime.run.outcomes import Failure, failure, run_batch, run_one
 from runtime.run.scope import EpisodeKey
 
@@ -53,10 +52,8 @@ class EpisodeWorker:
         self._counted = 0  # traffic snapshots returned so far
         self._counting = threading.Lock()
         if slots > 1:  # this actor process serves one run: its share of the run's requests in flight
-            request_slots.limit(slots)
-            sys.setswitchinterval(SWITCH_INTERVAL_S)
-            self._pool = cf.ThreadPoolExecutor(episode_threads(slots), thread_name_prefix="episode")
-        if owners:  # the run's model-call cache lives with its owner actor, not in a file of this host
+            self._pool = serving_pool(slots)
+        if owners:  # the run's model-call cache: the file on its owner's node, the owner actor elsewhere
             ray = importlib.import_module("ray")
             here = ray.get_runtime_context().get_node_id() == owners_node
             install_cache_opener(remote_opener(ray, owners, owners_node=here))
